@@ -1,0 +1,72 @@
+#include "api/context.hpp"
+
+#include "domain/idempotency/idempotency.hpp"
+
+namespace tesoro::api {
+
+bool InFlightKeys::try_claim(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  return keys_.insert(key).second;
+}
+
+void InFlightKeys::release(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  keys_.erase(key);
+}
+
+std::string_view Context::param(std::string_view name) const {
+  for (const auto& [key, value] : params) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+http::Response Context::error(const Error& error) const {
+  return render_error(error, {request_id, request.method, request.target, tenant_id()});
+}
+
+http::Response Context::answer_stored(const idempotency::Found& found) const {
+  if (!found.same_request) return error(errors::idempotency_key_reused());
+  http::Response replayed;
+  replayed.status = found.response.status;
+  replayed.content_type = found.response.content_type;
+  replayed.body = found.response.body;
+  replayed.set_header("Idempotent-Replayed", "true");
+  return replayed;
+}
+
+http::Response Context::read(const std::function<Result<http::Response>(store::Tx&)>& fn) {
+  auto result = services.store.read<http::Response>(fn);
+  return result.ok() ? std::move(result).value() : error(result.error());
+}
+
+http::Response Context::write(const std::function<Result<http::Response>(store::Tx&)>& fn) {
+  std::optional<http::Response> response;
+  bool lost_race = false;
+  const time::Micros now = time::now_micros();
+  static_cast<void>(services.store.write<Unit>([&](store::Tx& tx) -> Status {
+    auto outcome = tx.nested<http::Response>(fn);  // a business error undoes only the effect
+    std::string first_code = outcome.ok() ? std::string() : outcome.error().first_code();
+    response = outcome.ok() ? std::move(outcome).value() : error(outcome.error());
+    if (idempotency && idempotency::is_storable(response->status, first_code)) {
+      idempotency::StoredResponse stored{response->status, response->content_type,
+                                         response->body};
+      if (!idempotency::record(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
+                               stored, now)) {
+        lost_race = true;  // another node committed this key first: undo ours, answer theirs
+        return errors::idempotency_key_in_use();
+      }
+    }
+    return ok_status();
+  }));
+  if (!lost_race) return std::move(*response);
+  auto found = services.store.read<std::optional<idempotency::Found>>(
+      [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+        return idempotency::find(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
+                                 time::now_micros());
+      });
+  if (!found.ok() || !found.value()) return error(errors::idempotency_key_in_use());
+  return answer_stored(*found.value());
+}
+
+}  // namespace tesoro::api

@@ -1,0 +1,98 @@
+#pragma once
+// What a handler gets: the request, its path parameters, the authenticated principal and the
+// services. Handlers decode, call one domain function through read()/write(), and encode.
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "api/json.hpp"
+#include "app/config.hpp"
+#include "domain/auth/credentials.hpp"
+#include "domain/idempotency/idempotency.hpp"
+#include "http/message.hpp"
+#include "http/router.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::api {
+
+// Idempotency keys whose first request is still running on this node.
+class InFlightKeys {
+ public:
+  bool try_claim(const std::string& key);
+  void release(const std::string& key);
+
+ private:
+  std::mutex mutex_;
+  std::unordered_set<std::string> keys_;
+};
+
+struct Services {
+  store::Store& store;
+  const app::Config& config;
+  InFlightKeys& in_flight;
+};
+
+struct IdempotencyClaim {
+  std::string key;
+  std::string fingerprint;
+};
+
+class Context {
+ public:
+  Context(const http::Request& request, std::string path, std::string query,
+          http::PathParams params, Services& services, std::string request_id)
+      : request(request),
+        path(std::move(path)),
+        query(std::move(query)),
+        params(std::move(params)),
+        services(services),
+        request_id(std::move(request_id)) {}
+
+  const http::Request& request;
+  std::string path;
+  std::string query;
+  http::PathParams params;
+  Services& services;
+  std::string request_id;
+  std::optional<auth::Principal> principal;
+  std::optional<IdempotencyClaim> idempotency;
+
+  std::string_view param(std::string_view name) const;
+  std::string tenant_id() const { return principal ? principal->tenant_id : std::string(); }
+  http::Response error(const Error& error) const;
+  // The stored response of an earlier request with this key (byte for byte, marked replayed),
+  // or 409 idempotency_key_reused when the key came with a different request.
+  http::Response answer_stored(const idempotency::Found& found) const;
+
+  // Runs fn as one durable write unit. The response it produces (or the envelope of the
+  // business error it returns) is stored with the idempotency key in the same transaction.
+  http::Response write(const std::function<Result<http::Response>(store::Tx&)>& fn);
+  // Runs fn in a read snapshot; an Error becomes its envelope.
+  http::Response read(const std::function<Result<http::Response>(store::Tx&)>& fn);
+};
+
+
+enum class AuthKind { none, core, participant };
+using Handler = http::Response (*)(Context&);
+
+struct RouteSpec {
+  std::string method;
+  std::string pattern;
+  AuthKind auth = AuthKind::none;
+  // core: the scope group (ledger, cards, ...); participant: the scope needed.
+  std::string scope;
+  Handler handler = nullptr;
+  bool sandbox_only = false;
+  // Operations endpoints (health, metrics) are probed by machines and are not rate limited.
+  bool rate_limited = true;
+};
+using Routes = std::vector<RouteSpec>;
+
+// Each endpoint group adds its routes.
+void add_operations_routes(Routes& routes);
+void add_oauth_routes(Routes& routes);
+
+}  // namespace tesoro::api

@@ -1,0 +1,30 @@
+#pragma once
+// JSON in and out of handlers (Boost.JSON), and the error envelope.
+#include <boost/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/result.hpp"
+#include "http/message.hpp"
+
+namespace tesoro::api {
+
+namespace json = boost::json;
+
+// Parses a request body that must be one JSON object. Depth, UTF-8 and syntax are checked;
+// failures are 400 validation_error with path null.
+Result<json::object> parse_object(std::string_view body);
+
+http::Response json_response(int status, const json::value& value);
+
+struct ErrorScope {
+  std::string_view request_id;
+  std::string_view method;
+  std::string_view target;
+  std::string_view tenant_id;
+};
+
+// Renders the contract's envelope, assigns the log_ id and writes the error log line.
+http::Response render_error(const Error& error, const ErrorScope& scope);
+
+}  // namespace tesoro::api

@@ -1,0 +1,44 @@
+// Operations endpoints: liveness, readiness, metrics and the API description. No credentials.
+#include "api/context.hpp"
+#include "core/metrics.hpp"
+
+namespace tesoro::api {
+
+extern const char* const k_openapi_yaml;  // generated from openapi/tesoro.yaml at build time
+
+namespace {
+
+http::Response healthz(Context&) {
+  return json_response(200, json::object{{"status", "ok"}});
+}
+
+http::Response readyz(Context& context) {
+  if (!context.services.store.ping()) return context.error(errors::unavailable());
+  return json_response(200, json::object{{"status", "ready"}});
+}
+
+http::Response metrics_text(Context&) {
+  http::Response response;
+  response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  response.body = metrics::render_prometheus();
+  return response;
+}
+
+http::Response openapi(Context&) {
+  http::Response response;
+  response.content_type = "application/yaml";
+  response.body = k_openapi_yaml;
+  return response;
+}
+
+}  // namespace
+
+void add_operations_routes(Routes& routes) {
+  for (auto [pattern, handler] : {std::pair{"/healthz", healthz}, std::pair{"/readyz", readyz},
+                                  std::pair{"/metrics", metrics_text},
+                                  std::pair{"/openapi.yaml", openapi}}) {
+    routes.push_back({"GET", pattern, AuthKind::none, "", handler, false, false});
+  }
+}
+
+}  // namespace tesoro::api

@@ -1,0 +1,238 @@
+#include "api/validation.hpp"
+
+#include <boost/url/params_view.hpp>
+#include <boost/url/parse_query.hpp>
+
+#include <limits>
+
+#include "core/ids.hpp"
+
+namespace tesoro::api {
+
+void Problems::invalid(std::string path, std::string message) {
+  items_.push_back({"validation_error", std::move(message), std::move(path), {}});
+  any_invalid_ = true;
+}
+
+void Problems::missing(std::string path) {
+  items_.push_back({"missing_field", "field is required", std::move(path), {}});
+}
+
+Error Problems::to_error() const {
+  Error error;
+  error.status = any_invalid_ ? 400 : 422;
+  error.message = any_invalid_ ? "malformed request" : "missing field";
+  error.errors = items_;
+  return error;
+}
+
+bool is_clean_text(std::string_view text) {
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) return false;
+  }
+  return true;
+}
+
+std::string ObjectReader::path(std::string_view key) const {
+  return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
+}
+
+bool ObjectReader::has(std::string_view key) const {
+  auto found = object_.find(key);
+  return found != object_.end() && !found->value().is_null();
+}
+
+const json::value* ObjectReader::find(std::string_view key, Need need) {
+  known_.emplace(key);
+  auto found = object_.find(key);
+  if (found == object_.end() || found->value().is_null()) {
+    if (need == Need::required) problems_.missing(path(key));
+    return nullptr;
+  }
+  return &found->value();
+}
+
+std::optional<std::string> ObjectReader::string(std::string_view key, Need need,
+                                                std::size_t max_chars) {
+  const json::value* value = find(key, need);
+  if (!value) return std::nullopt;
+  if (!value->is_string()) {
+    problems_.invalid(path(key), "must be a string");
+    return std::nullopt;
+  }
+  std::string_view text = value->get_string();
+  if (!is_clean_text(text)) {
+    problems_.invalid(path(key), "must not contain control characters");
+    return std::nullopt;
+  }
+  if (text.size() > max_chars) {
+    problems_.invalid(path(key), "must have at most " + std::to_string(max_chars) + " characters");
+    return std::nullopt;
+  }
+  return std::string(text);
+}
+
+std::optional<std::int64_t> ObjectReader::integer(std::string_view key, Need need,
+                                                  std::int64_t min, std::int64_t max) {
+  const json::value* value = find(key, need);
+  if (!value) return std::nullopt;
+  std::int64_t number;
+  if (value->is_int64()) {
+    number = value->get_int64();
+  } else if (value->is_uint64()) {  // above 2^63 - 1: out of range for every field
+    problems_.invalid(path(key), "must be at most " + std::to_string(max));
+    return std::nullopt;
+  } else {
+    problems_.invalid(path(key), "must be an integer");
+    return std::nullopt;
+  }
+  if (number < min || number > max) {
+    problems_.invalid(path(key), "must be between " + std::to_string(min) + " and " +
+                                     std::to_string(max));
+    return std::nullopt;
+  }
+  return number;
+}
+
+std::optional<bool> ObjectReader::boolean(std::string_view key, Need need) {
+  const json::value* value = find(key, need);
+  if (!value) return std::nullopt;
+  if (!value->is_bool()) {
+    problems_.invalid(path(key), "must be a boolean");
+    return std::nullopt;
+  }
+  return value->get_bool();
+}
+
+std::optional<std::string> ObjectReader::one_of(std::string_view key, Need need,
+                                                const std::vector<std::string>& allowed) {
+  auto text = string(key, need);
+  if (!text) return std::nullopt;
+  for (const std::string& candidate : allowed) {
+    if (candidate == *text) return text;
+  }
+  std::string list;
+  for (const std::string& candidate : allowed) list += (list.empty() ? "" : ", ") + candidate;
+  problems_.invalid(path(key), "must be one of: " + list);
+  return std::nullopt;
+}
+
+std::optional<std::string> ObjectReader::id(std::string_view key, Need need,
+                                            std::string_view prefix) {
+  auto text = string(key, need, 64);
+  if (!text) return std::nullopt;
+  if (!ids::has_prefix(*text, prefix)) {
+    problems_.invalid(path(key), "must be an identifier like " + std::string(prefix) +
+                                     "_ followed by 22 characters");
+    return std::nullopt;
+  }
+  return text;
+}
+
+const json::object* ObjectReader::object(std::string_view key, Need need) {
+  const json::value* value = find(key, need);
+  if (!value) return nullptr;
+  if (!value->is_object()) {
+    problems_.invalid(path(key), "must be an object");
+    return nullptr;
+  }
+  return &value->get_object();
+}
+
+const json::array* ObjectReader::array(std::string_view key, Need need) {
+  const json::value* value = find(key, need);
+  if (!value) return nullptr;
+  if (!value->is_array()) {
+    problems_.invalid(path(key), "must be an array");
+    return nullptr;
+  }
+  return &value->get_array();
+}
+
+void ObjectReader::reject_unknown() {
+  for (const auto& entry : object_) {
+    if (!known_.contains(std::string_view(entry.key()))) {
+      problems_.invalid(path(entry.key()), "unknown field");
+    }
+  }
+}
+
+QueryReader::QueryReader(std::string_view query, Problems& problems) : problems_(problems) {
+  auto parsed = boost::urls::parse_query(query);
+  if (!parsed) {
+    problems_.invalid("query", "malformed query string");
+    return;
+  }
+  for (auto param : boost::urls::params_view(query)) {  // decodes %XX and '+' as space
+    params_.emplace_back(param.key, param.value);
+  }
+}
+
+std::optional<std::string> QueryReader::string(std::string_view key) {
+  known_.emplace(key);
+  for (const auto& [name, value] : params_) {
+    if (name != key) continue;
+    if (!is_clean_text(value) || value.size() > limits::k_string_max_chars) {
+      problems_.invalid(std::string(key), "must be printable text of at most 1024 characters");
+      return std::nullopt;
+    }
+    return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> QueryReader::integer(std::string_view key, std::int64_t min,
+                                                 std::int64_t max) {
+  auto text = string(key);
+  if (!text) return std::nullopt;
+  bool digits = !text->empty() && text->size() <= 18;
+  for (char c : *text) digits = digits && c >= '0' && c <= '9';
+  std::int64_t number = digits ? std::stoll(*text) : 0;
+  if (!digits || number < min || number > max) {
+    problems_.invalid(std::string(key), "must be an integer between " + std::to_string(min) +
+                                            " and " + std::to_string(max));
+    return std::nullopt;
+  }
+  return number;
+}
+
+std::optional<std::string> QueryReader::one_of(std::string_view key,
+                                               const std::vector<std::string>& allowed) {
+  auto text = string(key);
+  if (!text) return std::nullopt;
+  for (const std::string& candidate : allowed) {
+    if (candidate == *text) return text;
+  }
+  std::string list;
+  for (const std::string& candidate : allowed) list += (list.empty() ? "" : ", ") + candidate;
+  problems_.invalid(std::string(key), "must be one of: " + list);
+  return std::nullopt;
+}
+
+void QueryReader::reject_unknown() {
+  for (const auto& [name, value] : params_) {
+    if (!known_.contains(std::string_view(name))) problems_.invalid(name, "unknown parameter");
+  }
+}
+
+Page read_page(QueryReader& query) {
+  Page page;
+  if (auto number = query.integer("page_number", 1, std::numeric_limits<std::int32_t>::max())) {
+    page.number = *number;
+  }
+  if (auto size = query.integer("page_size", limits::k_page_size_min, limits::k_page_size_max)) {
+    page.size = *size;
+  }
+  return page;
+}
+
+json::object pagination_json(const Page& page, std::int64_t total_items) {
+  json::object out;
+  out["page_number"] = page.number;
+  out["page_size"] = page.size;
+  out["total_items"] = total_items;
+  out["total_pages"] = (total_items + page.size - 1) / page.size;
+  return out;
+}
+
+}  // namespace tesoro::api

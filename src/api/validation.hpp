@@ -1,0 +1,88 @@
+#pragma once
+// Request validation that collects every problem with its path, then answers once:
+// 400 validation_error when any problem is of that kind (listing all), else 422 missing_field.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/json.hpp"
+#include "core/limits.hpp"
+
+namespace tesoro::api {
+
+class Problems {
+ public:
+  void invalid(std::string path, std::string message);
+  void missing(std::string path);
+  bool empty() const { return items_.empty(); }
+  Error to_error() const;
+
+ private:
+  std::vector<ErrorItem> items_;
+  bool any_invalid_ = false;
+};
+
+enum class Need { optional, required };
+
+// Reads the fields of one JSON object; every read marks the key as known, and
+// reject_unknown() reports the rest. Paths are dotted: "transfers.3.amount.amount".
+class ObjectReader {
+ public:
+  ObjectReader(const json::object& object, std::string prefix, Problems& problems)
+      : object_(object), prefix_(std::move(prefix)), problems_(problems) {}
+
+  std::string path(std::string_view key) const;
+  bool has(std::string_view key) const;
+  // Absent and null are the same for optional fields.
+  std::optional<std::string> string(std::string_view key, Need need,
+                                    std::size_t max_chars = limits::k_string_max_chars);
+  std::optional<std::int64_t> integer(std::string_view key, Need need, std::int64_t min,
+                                      std::int64_t max);
+  std::optional<bool> boolean(std::string_view key, Need need);
+  std::optional<std::string> one_of(std::string_view key, Need need,
+                                    const std::vector<std::string>& allowed);
+  // An identifier with the given prefix (pattern ^[a-z]{2,7}_[A-Za-z0-9_-]{22}$).
+  std::optional<std::string> id(std::string_view key, Need need, std::string_view prefix);
+  const json::object* object(std::string_view key, Need need);
+  const json::array* array(std::string_view key, Need need);
+  void reject_unknown();
+
+ private:
+  const json::value* find(std::string_view key, Need need);
+  const json::object& object_;
+  std::string prefix_;
+  Problems& problems_;
+  std::set<std::string, std::less<>> known_;
+};
+
+// Free text rules shared by every string field: valid UTF-8 is already guaranteed by the parser;
+// control characters (NUL included) are refused.
+bool is_clean_text(std::string_view text);
+
+// Query string parameters (already split), with the same problem collection.
+class QueryReader {
+ public:
+  QueryReader(std::string_view query, Problems& problems);
+  std::optional<std::string> string(std::string_view key);
+  std::optional<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max);
+  std::optional<std::string> one_of(std::string_view key, const std::vector<std::string>& allowed);
+  void reject_unknown();
+
+ private:
+  std::vector<std::pair<std::string, std::string>> params_;
+  Problems& problems_;
+  std::set<std::string, std::less<>> known_;
+};
+
+struct Page {
+  std::int64_t number = 1;
+  std::int64_t size = limits::k_page_size_default;
+  std::int64_t offset() const { return (number - 1) * size; }
+};
+Page read_page(QueryReader& query);
+json::object pagination_json(const Page& page, std::int64_t total_items);
+
+}  // namespace tesoro::api

@@ -1,0 +1,257 @@
+#include "app/app.hpp"
+
+#include <chrono>
+
+#include "core/ids.hpp"
+#include "core/log.hpp"
+#include "core/metrics.hpp"
+#include "domain/idempotency/idempotency.hpp"
+
+namespace tesoro::app {
+namespace {
+
+double default_rate(const Config& config) {
+  if (config.rate_per_second >= 0) return config.rate_per_second;
+  return config.is_sandbox() ? limits::k_sandbox_rate_per_second
+                             : limits::k_production_rate_per_second;
+}
+
+double default_burst(const Config& config) {
+  if (config.rate_burst > 0) return config.rate_burst;
+  if (config.rate_per_second > 0) return config.rate_per_second * 2;
+  return config.is_sandbox() ? limits::k_sandbox_rate_burst : limits::k_production_rate_burst;
+}
+
+bool is_mutating(std::string_view method) {
+  return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
+}
+
+auth::Level level_for(std::string_view method) {
+  if (method == "GET" || method == "HEAD") return auth::Level::read;
+  if (method == "DELETE") return auth::Level::admin;
+  return auth::Level::write;
+}
+
+// "Bearer <token>", scheme case-insensitive. Empty when the header has another shape.
+std::string_view bearer_token(std::string_view header) {
+  if (header.size() < 8) return {};
+  std::string scheme(header.substr(0, 7));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer ") return {};
+  std::string_view token = header.substr(7);
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+
+// A client-supplied request id is echoed when it is short printable text; else we make one.
+std::string request_id_for(const http::Request& request) {
+  if (const std::string* given = request.header("x-request-id")) {
+    bool clean = !given->empty() && given->size() <= 128;
+    for (char c : *given) clean = clean && c > 0x20 && c < 0x7f;
+    if (clean) return *given;
+  }
+  return ids::generate("req");
+}
+
+void add_rate_headers(http::Response& response, const RateLimiter::Decision& decision) {
+  response.set_header("RateLimit-Limit", std::to_string(decision.limit));
+  response.set_header("RateLimit-Remaining", std::to_string(decision.remaining));
+  response.set_header("RateLimit-Reset", std::to_string(decision.reset_seconds));
+}
+
+// Releases an in-flight idempotency claim however the handler leaves.
+struct ClaimGuard {
+  api::InFlightKeys& keys;
+  std::string claim;
+  ~ClaimGuard() { keys.release(claim); }
+};
+
+}  // namespace
+
+App::App(Config config, std::unique_ptr<store::Store> store)
+    : config_(std::move(config)),
+      store_(std::move(store)),
+      services_{*store_, config_, in_flight_},
+      rate_limiter_(default_rate(config_), default_burst(config_)) {
+  api::Routes all;
+  api::add_operations_routes(all);
+  api::add_oauth_routes(all);
+  for (api::RouteSpec& route : all) {
+    if (route.sandbox_only && !config_.is_sandbox()) continue;  // 404 in production
+    router_.add(route.method, route.pattern);
+    routes_.push_back(std::move(route));
+  }
+}
+
+App::~App() { stop_background(); }
+
+http::Response App::handle(http::Request& request) {
+  auto started = std::chrono::steady_clock::now();
+  std::string request_id = request_id_for(request);
+  std::size_t question = request.target.find('?');
+  std::string path = request.target.substr(0, question);
+  std::string query = question == std::string::npos ? "" : request.target.substr(question + 1);
+  http::RouteMatch match = router_.match(request.method, path);
+  api::Context context(request, path, query, match.params, services_, request_id);
+  std::string route_label = "unmatched";
+  http::Response response;
+  try {
+    if (match.outcome == http::RouteMatch::Outcome::found) {
+      route_label = routes_[match.route_index].pattern;
+      response = dispatch(context, routes_[match.route_index]);
+    } else {
+      auto decision = rate_limiter_.take("ip:" + request.remote_address,
+                                         std::chrono::steady_clock::now());
+      if (match.outcome == http::RouteMatch::Outcome::method_not_allowed) {
+        response = context.error(errors::method_not_allowed());
+        response.set_header("Allow", match.allow);
+      } else {
+        response = context.error(errors::route_not_found());
+      }
+      if (rate_limiter_.enabled()) add_rate_headers(response, decision);
+    }
+  } catch (const store::StoreError& failure) {
+    log::write(log::Level::error, "store.failure",
+               {{"request_id", request_id}, {"what", failure.what()}});
+    response = context.error(failure.unavailable() ? errors::unavailable() : errors::internal());
+  } catch (const std::exception& failure) {
+    log::write(log::Level::error, "request.exception",
+               {{"request_id", request_id}, {"what", failure.what()}});
+    response = context.error(errors::internal());
+  }
+  response.set_header("X-Request-Id", request_id);
+
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  metrics::count_request(route_label, request.method, response.status, seconds);
+  if (log::enabled(log::Level::info)) {
+    log::write(log::Level::info, "request",
+               {{"request_id", request_id},
+                {"method", request.method},
+                {"path", path},
+                {"route", route_label},
+                {"status", std::to_string(response.status)},
+                {"duration_ms", std::to_string(seconds * 1000.0)},
+                {"tenant_id", context.tenant_id()},
+                {"remote", request.remote_address}});
+  }
+  return response;
+}
+
+std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
+  if (route.auth == api::AuthKind::none) return std::nullopt;
+  const std::string* header = context.request.header("authorization");
+  bool participant = route.auth == api::AuthKind::participant;
+  if (!header) {
+    return participant ? errors::missing_authorization_header() : errors::expired_token();
+  }
+  std::string token(bearer_token(*header));
+  if (token.empty()) return errors::expired_token();
+  const std::string& environment = config_.environment;
+  auto principal = store_->read<auth::Principal>([&](store::Tx& tx) {
+    return participant
+               ? auth::authenticate_access_token(tx, token, environment, time::now_micros())
+               : auth::authenticate_api_key(tx, token, environment);
+  });
+  if (!principal) return principal.error();
+  context.principal = std::move(principal).value();
+  bool allowed = participant
+                     ? auth::participant_allows(*context.principal, route.scope)
+                     : auth::core_allows(*context.principal, route.scope,
+                                         level_for(context.request.method));
+  if (!allowed) return errors::not_authorized();
+  return std::nullopt;
+}
+
+http::Response App::dispatch(api::Context& context, const api::RouteSpec& route) {
+  std::optional<Error> denied = authenticate(context, route);
+  // One token per request: the credential's bucket once known, else the caller's address.
+  std::string bucket = context.principal ? "credential:" + context.principal->credential_id
+                                         : "ip:" + context.request.remote_address;
+  std::optional<RateLimiter::Decision> decision;
+  if (rate_limiter_.enabled() && route.rate_limited) {
+    decision = rate_limiter_.take(bucket, std::chrono::steady_clock::now());
+    if (!denied && !decision->allowed) denied = errors::rate_limited(decision->retry_after_seconds);
+  }
+  http::Response response;
+  const std::string* key = context.request.header("x-idempotency-key");
+  if (denied) {
+    response = context.error(*denied);
+  } else if (key && is_mutating(context.request.method) && !idempotency::is_valid_key(*key)) {
+    response = context.error(errors::validation("must be a UUID such as "
+                                                "123e4567-e89b-42d3-a456-426614174000",
+                                                "x-idempotency-key"));
+  } else if (key && is_mutating(context.request.method) && context.principal) {
+    response = run_idempotent(context, route, *key);
+  } else {
+    response = route.handler(context);
+  }
+  if (decision) add_rate_headers(response, *decision);
+  return response;
+}
+
+http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& route,
+                                   const std::string& key) {
+  std::string fingerprint = idempotency::fingerprint(context.request.method,
+                                                     context.request.target, context.request.body);
+  std::string tenant_id = context.tenant_id();
+  auto found = store_->read<std::optional<idempotency::Found>>(
+      [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+        return idempotency::find(tx, tenant_id, key, fingerprint, time::now_micros());
+      });
+  if (found.ok() && found.value()) return context.answer_stored(*found.value());
+  ClaimGuard guard{in_flight_, tenant_id + "\n" + key};
+  if (!in_flight_.try_claim(guard.claim)) {
+    guard.claim.clear();  // not ours to release
+    return context.error(errors::idempotency_key_in_use());
+  }
+  context.idempotency = api::IdempotencyClaim{key, fingerprint};
+  return route.handler(context);
+}
+
+http::Response App::render_transport_error(const Error& error, const http::Request& request) {
+  std::string request_id = ids::generate("req");
+  http::Response response =
+      api::render_error(error, {request_id, request.method, request.target, ""});
+  response.set_header("X-Request-Id", request_id);
+  metrics::count_request("unmatched", request.method.empty() ? "UNKNOWN" : request.method,
+                         error.status, 0);
+  return response;
+}
+
+void App::start_background() {
+  sweeper_ = std::thread([this] { sweep_loop(); });
+}
+
+void App::stop_background() {
+  {
+    std::lock_guard lock(sweep_mutex_);
+    sweep_stop_ = true;
+  }
+  sweep_wake_.notify_all();
+  if (sweeper_.joinable()) sweeper_.join();
+}
+
+void App::sweep_loop() {
+  std::unique_lock lock(sweep_mutex_);
+  while (!sweep_stop_) {
+    lock.unlock();
+    try {
+      auto swept = store_->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+        time::Micros now = time::now_micros();
+        return idempotency::sweep_expired(tx, now) + auth::sweep_expired_tokens(tx, now);
+      });
+      if (swept.ok() && swept.value() > 0) {
+        log::write(log::Level::info, "sweeper.removed", {{"rows", std::to_string(swept.value())}});
+      }
+    } catch (const std::exception& failure) {
+      log::write(log::Level::warn, "sweeper.failed", {{"what", failure.what()}});
+    }
+    lock.lock();
+    sweep_wake_.wait_for(lock, std::chrono::milliseconds(limits::k_idempotency_sweep_interval_ms),
+                         [this] { return sweep_stop_; });
+  }
+}
+
+}  // namespace tesoro::app

@@ -1,0 +1,220 @@
+#include "app/commands.hpp"
+
+#include <boost/json.hpp>
+
+#include <csignal>
+#include <iostream>
+
+#include "app/app.hpp"
+#include "core/log.hpp"
+#include "domain/auth/credentials.hpp"
+#include "http/server.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::app {
+namespace {
+
+namespace json = boost::json;
+
+std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags) {
+  store::Options options;
+  options.data_dir = flags.data_dir;
+  options.database_url = flags.database_url;
+  auto store = store::open(options);
+  store::migrate(*store);
+  return store;
+}
+
+int fail(const std::string& message) {
+  std::cerr << "tesoro: " << message << "\n";
+  return 1;
+}
+
+int fail(const Error& error) {
+  return fail(error.errors.empty() ? error.message : error.errors.front().message);
+}
+
+std::vector<std::string> all_core_admin_scopes() {
+  std::vector<std::string> scopes;
+  for (const std::string& group : auth::core_groups()) scopes.push_back(group + ":admin");
+  return scopes;
+}
+
+json::array scopes_json(const std::vector<std::string>& scopes) {
+  json::array out;
+  for (const std::string& scope : scopes) out.emplace_back(scope);
+  return out;
+}
+
+// A tenant with everything needed to call both surfaces at once.
+Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::string& name,
+                                                    const std::string& environment) {
+  auto tenant_id = auth::create_tenant(tx, name, environment);
+  if (!tenant_id) return std::move(tenant_id).error();
+  auto key = auth::create_api_key(tx, *tenant_id, all_core_admin_scopes());
+  if (!key) return std::move(key).error();
+  auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes());
+  if (!client) return std::move(client).error();
+  json::object out;
+  out["tenant_id"] = *tenant_id;
+  out["environment"] = environment;
+  out["api_key"] = key->api_key;
+  out["api_key_id"] = key->id;
+  out["client_id"] = client->client_id;
+  out["client_secret"] = client->client_secret;
+  return out;
+}
+
+void print_object(const json::object& object, bool as_json) {
+  if (as_json) {
+    std::cout << json::serialize(object) << "\n";
+    return;
+  }
+  for (const auto& entry : object) {
+    std::cout << entry.key() << ": "
+              << (entry.value().is_string() ? std::string(entry.value().get_string())
+                                            : json::serialize(entry.value()))
+              << "\n";
+  }
+}
+
+int create_and_print(const StoreFlags& flags, const std::string& name,
+                     const std::string& environment, bool as_json, bool only_when_empty) {
+  auto store = open_migrated(flags);
+  auto created = store->write<json::object>([&](store::Tx& tx) -> Result<json::object> {
+    // Checked inside the write unit so that two concurrent inits cannot both succeed.
+    if (only_when_empty && tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0) {
+      return errors::make(409, "already_initialised", "already initialised");
+    }
+    return create_tenant_with_credentials(tx, name, environment);
+  });
+  if (!created) {
+    if (created.error().first_code() == "already_initialised") {
+      std::string where = flags.database_url.empty() ? flags.data_dir : "the database";
+      return fail(where + " is already initialised; nothing changed "
+                          "(use `tesoro tenant create` for another tenant)");
+    }
+    return fail(created.error());
+  }
+  print_object(created.value(), as_json);
+  return 0;
+}
+
+}  // namespace
+
+int command_init(const StoreFlags& flags, const std::string& name, bool json) {
+  return create_and_print(flags, name, "sandbox", json, true);
+}
+
+int command_tenant_create(const StoreFlags& flags, const std::string& name,
+                          const std::string& environment, bool json) {
+  return create_and_print(flags, name, environment, json, false);
+}
+
+int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
+                        const std::string& scopes, bool as_json) {
+  auto store = open_migrated(flags);
+  auto key = store->write<auth::CreatedKey>([&](store::Tx& tx) {
+    return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','));
+  });
+  if (!key) return fail(key.error());
+  print_object({{"id", key->id}, {"api_key", key->api_key}, {"scopes", scopes_json(key->scopes)}},
+               as_json);
+  return 0;
+}
+
+int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, bool as_json) {
+  auto store = open_migrated(flags);
+  auto keys = store->read<std::vector<auth::KeySummary>>(
+      [&](store::Tx& tx) { return auth::list_api_keys(tx, tenant_id); });
+  if (!keys) return fail(keys.error());
+  json::array out;
+  for (const auth::KeySummary& key : keys.value()) {
+    out.push_back(json::object{
+        {"id", key.id},
+        {"key_prefix", key.key_prefix},
+        {"scopes", scopes_json(key.scopes)},
+        {"environment", key.environment},
+        {"inserted_at", key.inserted_at},
+        {"revoked_at", key.revoked_at ? json::value(*key.revoked_at) : json::value(nullptr)}});
+  }
+  if (as_json) {
+    std::cout << json::serialize(out) << "\n";
+  } else {
+    for (const auth::KeySummary& key : keys.value()) {
+      std::cout << key.id << "  " << key.key_prefix << "...  "
+                << auth::join_scopes(key.scopes, ',') << "  "
+                << (key.revoked_at ? "revoked " + *key.revoked_at : "active") << "\n";
+    }
+  }
+  return 0;
+}
+
+int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
+  auto store = open_migrated(flags);
+  auto revoked = store->write<Unit>([&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id); });
+  if (!revoked) return fail(revoked.error());
+  std::cout << "revoked " << key_id << "\n";
+  return 0;
+}
+
+int command_clients_create(const StoreFlags& flags, const std::string& tenant_id,
+                           const std::string& scopes, bool as_json) {
+  auto store = open_migrated(flags);
+  auto client = store->write<auth::CreatedClient>([&](store::Tx& tx) {
+    return auth::create_client(tx, tenant_id, auth::split_scopes(scopes, ','));
+  });
+  if (!client) return fail(client.error());
+  print_object({{"client_id", client->client_id},
+                {"client_secret", client->client_secret},
+                {"scopes", scopes_json(client->scopes)}},
+               as_json);
+  return 0;
+}
+
+int command_serve(const Config& config) {
+  log::Level level;
+  if (!log::parse_level(config.log_level, level)) return fail("unknown log level " + config.log_level);
+  log::set_level(level);
+  if (config.environment != "sandbox" && config.environment != "production") {
+    return fail("environment must be sandbox or production");
+  }
+  auto colon = config.listen.rfind(':');
+  if (colon == std::string::npos) return fail("--listen wants HOST:PORT");
+  http::ServerOptions options;
+  options.host = config.listen.substr(0, colon);
+  try {
+    int port = std::stoi(config.listen.substr(colon + 1));
+    if (port < 0 || port > 65535) return fail("port out of range");
+    options.port = static_cast<unsigned short>(port);
+  } catch (const std::exception&) {
+    return fail("--listen wants HOST:PORT");
+  }
+  options.workers = std::clamp(config.workers, 1, limits::k_workers_max);
+  options.io_threads = std::max(1, config.io_threads);
+
+  auto store = open_migrated({config.data_dir, config.database_url});
+  if (!store::is_initialised(*store)) {
+    return fail("the database has no tenant yet: run `tesoro init` first");
+  }
+  App app(config, std::move(store));
+  app.start_background();
+  http::Handlers handlers;
+  handlers.handle = [&app](http::Request& request) { return app.handle(request); };
+  handlers.render_error = [&app](const Error& error, const http::Request& request) {
+    return app.render_transport_error(error, request);
+  };
+  handlers.on_listening = [&](unsigned short port) {
+    log::write(log::Level::warn, "server.listening",
+               {{"address", "http://" + options.host + ":" + std::to_string(port)},
+                {"environment", config.environment},
+                {"engine", config.database_url.empty() ? "sqlite" : "postgres"}});
+  };
+  std::signal(SIGPIPE, SIG_IGN);
+  http::Server server(options, handlers);
+  server.run();
+  app.stop_background();
+  return 0;
+}
+
+}  // namespace tesoro::app

@@ -1,0 +1,27 @@
+#pragma once
+// The operator commands (tesoro init, tenant create, keys, clients, serve). Each returns the
+// process exit code and prints to stdout; errors go to stderr.
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+
+namespace tesoro::app {
+
+struct StoreFlags {
+  std::string data_dir = "./data";
+  std::string database_url;
+};
+
+int command_init(const StoreFlags& flags, const std::string& name, bool json);
+int command_tenant_create(const StoreFlags& flags, const std::string& name,
+                          const std::string& environment, bool json);
+int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
+                        const std::string& scopes, bool json);
+int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, bool json);
+int command_keys_revoke(const StoreFlags& flags, const std::string& key_id);
+int command_clients_create(const StoreFlags& flags, const std::string& tenant_id,
+                           const std::string& scopes, bool json);
+int command_serve(const Config& config);
+
+}  // namespace tesoro::app

@@ -1,0 +1,23 @@
+#pragma once
+// Server configuration: flags with environment-variable equivalents (see main.cpp).
+#include <string>
+
+#include "core/limits.hpp"
+
+namespace tesoro::app {
+
+struct Config {
+  std::string data_dir = "./data";
+  std::string database_url;  // postgres://... selects the PostgreSQL engine
+  std::string listen = "127.0.0.1:8080";
+  std::string environment = "sandbox";  // sandbox | production, fixed at start
+  double rate_per_second = -1;          // -1: the environment's default; 0: no limiting
+  double rate_burst = -1;
+  int workers = limits::k_workers_default;
+  int io_threads = 2;
+  std::string log_level = "info";
+
+  bool is_sandbox() const { return environment == "sandbox"; }
+};
+
+}  // namespace tesoro::app

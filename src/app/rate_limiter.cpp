@@ -1,0 +1,42 @@
+#include "app/rate_limiter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "core/limits.hpp"
+
+namespace tesoro::app {
+
+RateLimiter::Decision RateLimiter::take(const std::string& key,
+                                        std::chrono::steady_clock::time_point now) {
+  Shard& shard = shards_[std::hash<std::string>{}(key) % k_shards];
+  std::lock_guard lock(shard.mutex);
+  if (shard.buckets.size() >= limits::k_rate_buckets_max / k_shards) {
+    // Forget buckets that have refilled: they carry no state a new bucket would not.
+    std::erase_if(shard.buckets, [&](const auto& entry) {
+      double elapsed = std::chrono::duration<double>(now - entry.second.updated).count();
+      return entry.second.tokens + elapsed * per_second_ >= burst_;
+    });
+  }
+  auto [it, inserted] = shard.buckets.try_emplace(key, Bucket{burst_, now});
+  Bucket& bucket = it->second;
+  double elapsed = std::chrono::duration<double>(now - bucket.updated).count();
+  bucket.tokens = std::min(burst_, bucket.tokens + elapsed * per_second_);
+  bucket.updated = now;
+
+  Decision decision;
+  decision.limit = static_cast<long>(burst_);
+  if (bucket.tokens >= 1.0) {
+    bucket.tokens -= 1.0;
+  } else {
+    decision.allowed = false;
+    decision.retry_after_seconds =
+        std::max(1L, static_cast<long>(std::ceil((1.0 - bucket.tokens) / per_second_)));
+  }
+  decision.remaining = static_cast<long>(std::floor(bucket.tokens));
+  decision.reset_seconds = static_cast<long>(std::ceil((burst_ - bucket.tokens) / per_second_));
+  return decision;
+}
+
+}  // namespace tesoro::app

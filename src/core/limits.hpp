@@ -1,0 +1,58 @@
+#pragma once
+// Every limit of the server, in one place, with the relations between them checked at compile time.
+#include <cstddef>
+#include <cstdint>
+
+namespace tesoro::limits {
+
+// HTTP
+inline constexpr std::size_t k_body_max_bytes = 1024 * 1024;  // 413 above this
+inline constexpr std::size_t k_header_max_bytes = 16 * 1024;  // whole header block
+inline constexpr int k_read_timeout_ms = 10'000;               // per request read, slow clients
+inline constexpr int k_idle_timeout_ms = 30'000;               // keep-alive wait between requests
+inline constexpr int k_write_timeout_ms = 10'000;
+inline constexpr int k_connections_max = 4096;
+inline constexpr int k_shutdown_grace_ms = 15'000;  // in-flight requests get this long on SIGTERM
+inline constexpr std::size_t k_json_depth_max = 32;
+
+// Workers and storage
+inline constexpr int k_workers_default = 64;
+inline constexpr int k_workers_max = 1024;
+inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for the writer
+inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
+inline constexpr int k_read_connections_max = 64;
+inline constexpr int k_busy_timeout_ms = 5'000;
+
+// Identifiers and keys
+inline constexpr std::size_t k_id_random_chars = 22;
+inline constexpr std::size_t k_idempotency_key_max_chars = 255;
+inline constexpr std::int64_t k_idempotency_retention_seconds = 24 * 3600;
+inline constexpr int k_idempotency_sweep_interval_ms = 60'000;
+
+// OAuth
+inline constexpr std::int64_t k_access_token_ttl_seconds = 3600;
+inline constexpr std::int64_t k_refresh_token_ttl_seconds = 30 * 24 * 3600;
+
+// Rate limits (per credential, token bucket)
+inline constexpr double k_sandbox_rate_per_second = 25;
+inline constexpr double k_sandbox_rate_burst = 50;
+inline constexpr double k_production_rate_per_second = 100;
+inline constexpr double k_production_rate_burst = 200;
+inline constexpr std::size_t k_rate_buckets_max = 100'000;
+
+// Lists
+inline constexpr std::int64_t k_page_size_min = 10;
+inline constexpr std::int64_t k_page_size_max = 500;
+inline constexpr std::int64_t k_page_size_default = 10;
+inline constexpr std::int64_t k_metadata_keys_max = 50;
+inline constexpr std::size_t k_string_max_chars = 1024;  // any free-text field unless told
+
+static_assert(k_header_max_bytes < k_body_max_bytes);
+static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");
+static_assert(k_commit_batch_max <= k_write_queue_max);
+static_assert(k_page_size_min <= k_page_size_default && k_page_size_default <= k_page_size_max);
+static_assert(k_sandbox_rate_burst >= k_sandbox_rate_per_second);
+static_assert(k_production_rate_burst >= k_production_rate_per_second);
+static_assert(k_refresh_token_ttl_seconds > k_access_token_ttl_seconds);
+
+}  // namespace tesoro::limits

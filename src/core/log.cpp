@@ -1,0 +1,80 @@
+#include "core/log.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+
+#include "core/time.hpp"
+
+namespace tesoro::log {
+namespace {
+
+std::atomic<int> g_level{static_cast<int>(Level::info)};
+std::mutex g_mutex;
+
+const char* name(Level level) {
+  switch (level) {
+    case Level::debug: return "debug";
+    case Level::info: return "info";
+    case Level::warn: return "warn";
+    case Level::error: return "error";
+  }
+  return "info";
+}
+
+void append_escaped(std::string& out, std::string_view text) {
+  static constexpr char k_hex[] = "0123456789abcdef";
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {  // keep the log line ASCII, whatever the client sent
+          out += "\\u00";
+          out += k_hex[c >> 4];
+          out += k_hex[c & 0xF];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+}
+
+}  // namespace
+
+void set_level(Level level) { g_level.store(static_cast<int>(level)); }
+
+bool parse_level(std::string_view text, Level& out) {
+  if (text == "debug") out = Level::debug;
+  else if (text == "info") out = Level::info;
+  else if (text == "warn" || text == "warning") out = Level::warn;
+  else if (text == "error") out = Level::error;
+  else return false;
+  return true;
+}
+
+bool enabled(Level level) { return static_cast<int>(level) >= g_level.load(); }
+
+void write(Level level, std::string_view event, const Fields& fields) {
+  if (!enabled(level)) return;
+  std::string line = "{\"ts\":\"" + time::iso_now() + "\",\"level\":\"" + name(level) +
+                     "\",\"event\":\"";
+  append_escaped(line, event);
+  line += '"';
+  for (const auto& [key, value] : fields) {
+    line += ",\"";
+    append_escaped(line, key);
+    line += "\":\"";
+    append_escaped(line, value);
+    line += '"';
+  }
+  line += "}\n";
+  std::lock_guard lock(g_mutex);
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace tesoro::log

@@ -1,0 +1,316 @@
+#include "domain/auth/credentials.hpp"
+
+#include <algorithm>
+
+#include "core/crypto.hpp"
+#include "core/ids.hpp"
+#include "core/limits.hpp"
+
+namespace tesoro::auth {
+namespace {
+
+constexpr std::size_t k_secret_bytes = 32;  // 256 bits in every secret we issue
+
+bool has_scope(const std::vector<std::string>& scopes, std::string_view scope) {
+  return std::find(scopes.begin(), scopes.end(), scope) != scopes.end();
+}
+
+std::optional<Level> parse_level(std::string_view text) {
+  if (text == "read") return Level::read;
+  if (text == "write") return Level::write;
+  if (text == "admin") return Level::admin;
+  return std::nullopt;
+}
+
+// A client may ask for any of its scopes, or the :readonly form of one of them.
+bool client_may_request(const std::vector<std::string>& granted, std::string_view scope) {
+  if (has_scope(granted, scope)) return true;
+  constexpr std::string_view k_readonly = ":readonly";
+  if (scope.size() > k_readonly.size() && scope.ends_with(k_readonly)) {
+    return has_scope(granted, scope.substr(0, scope.size() - k_readonly.size()));
+  }
+  return false;
+}
+
+Result<TokenGrant> issue_tokens(store::Tx& tx, std::string_view tenant_id,
+                                std::string_view client_id, std::vector<std::string> scopes,
+                                std::string_view environment, time::Micros now) {
+  TokenGrant grant;
+  grant.access_token = "at_" + crypto::random_token(k_secret_bytes);
+  grant.refresh_token = "rt_" + crypto::random_token(k_secret_bytes);
+  grant.expires_in_seconds = limits::k_access_token_ttl_seconds;
+  grant.scopes = std::move(scopes);
+  const std::string scope_text = join_scopes(grant.scopes, ' ');
+  const std::string inserted_at = time::iso(now);
+  const char* insert =
+      "INSERT INTO oauth_tokens (tenant_id, token_hash, kind, client_id, scopes, environment, "
+      "expires_at, inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  tx.exec(insert, {std::string(tenant_id), crypto::sha256_hex(grant.access_token),
+                   std::string("access"), std::string(client_id), scope_text,
+                   std::string(environment),
+                   now + limits::k_access_token_ttl_seconds * time::k_micros_per_second,
+                   inserted_at});
+  tx.exec(insert, {std::string(tenant_id), crypto::sha256_hex(grant.refresh_token),
+                   std::string("refresh"), std::string(client_id), scope_text,
+                   std::string(environment),
+                   now + limits::k_refresh_token_ttl_seconds * time::k_micros_per_second,
+                   inserted_at});
+  return grant;
+}
+
+// Narrows `available` to the requested space-separated scopes; no request means all of them.
+Result<std::vector<std::string>> requested_scopes(const std::vector<std::string>& available,
+                                                  const std::optional<std::string>& scope) {
+  if (!scope) return available;
+  std::vector<std::string> wanted = split_scopes(*scope, ' ');
+  if (wanted.empty()) return oauth_error(400, "invalid_scope", "scope is empty");
+  for (const std::string& one : wanted) {
+    if (!is_participant_scope(one) || !client_may_request(available, one)) {
+      return oauth_error(400, "invalid_scope", "scope not granted to this client: " + one);
+    }
+  }
+  return wanted;
+}
+
+}  // namespace
+
+const std::vector<std::string>& core_groups() {
+  static const std::vector<std::string> k_groups = {"ledger", "cards", "spending_controls",
+                                                    "payouts"};
+  return k_groups;
+}
+
+bool is_core_scope(std::string_view scope) {
+  auto colon = scope.find(':');
+  if (colon == std::string_view::npos) return false;
+  return has_scope(core_groups(), scope.substr(0, colon)) &&
+         parse_level(scope.substr(colon + 1)).has_value();
+}
+
+const std::vector<std::string>& participant_scopes() {
+  static const std::vector<std::string> k_scopes = {
+      "collections",        "collections:readonly",        "outgoing_transfers",
+      "outgoing_transfers:readonly", "target_resolutions",  "target_resolutions:readonly",
+      "tenant_accounts:readonly",    "webhooks"};
+  return k_scopes;
+}
+
+bool is_participant_scope(std::string_view scope) { return has_scope(participant_scopes(), scope); }
+
+bool core_allows(const Principal& principal, std::string_view group, Level needed) {
+  if (principal.kind != CredentialKind::api_key) return false;
+  for (const std::string& scope : principal.scopes) {
+    auto colon = scope.find(':');
+    if (colon == std::string::npos || std::string_view(scope).substr(0, colon) != group) continue;
+    auto level = parse_level(std::string_view(scope).substr(colon + 1));
+    if (level && *level >= needed) return true;
+  }
+  return false;
+}
+
+bool participant_allows(const Principal& principal, std::string_view scope) {
+  if (principal.kind != CredentialKind::oauth_token) return false;
+  return client_may_request(principal.scopes, scope);
+}
+
+std::vector<std::string> split_scopes(std::string_view text, char separator) {
+  std::vector<std::string> scopes;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t end = text.find(separator, at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view one = text.substr(at, end - at);
+    while (!one.empty() && one.front() == ' ') one.remove_prefix(1);
+    while (!one.empty() && one.back() == ' ') one.remove_suffix(1);
+    if (!one.empty() && !has_scope(scopes, one)) scopes.emplace_back(one);
+    at = end + 1;
+  }
+  return scopes;
+}
+
+std::string join_scopes(const std::vector<std::string>& scopes, char separator) {
+  std::string out;
+  for (const std::string& scope : scopes) {
+    if (!out.empty()) out += separator;
+    out += scope;
+  }
+  return out;
+}
+
+Result<std::string> create_tenant(store::Tx& tx, std::string_view name,
+                                  std::string_view environment) {
+  if (name.empty() || name.size() > limits::k_string_max_chars) {
+    return errors::validation("tenant name must have 1 to 1024 characters", "name");
+  }
+  if (environment != "sandbox" && environment != "production") {
+    return errors::validation("environment must be sandbox or production", "environment");
+  }
+  std::string id = ids::generate("ten");
+  tx.exec("INSERT INTO tenants (id, name, environment, inserted_at) VALUES (?, ?, ?, ?)",
+          {id, std::string(name), std::string(environment), time::iso_now()});
+  return id;
+}
+
+bool tenant_exists(store::Tx& tx, std::string_view tenant_id) {
+  return tx.query_one("SELECT 1 FROM tenants WHERE id = ?", {std::string(tenant_id)}).has_value();
+}
+
+Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
+                                  const std::vector<std::string>& scopes) {
+  auto tenant = tx.query_one("SELECT environment FROM tenants WHERE id = ?",
+                             {std::string(tenant_id)});
+  if (!tenant) return errors::item_not_found("tenant");
+  if (scopes.empty()) return errors::validation("at least one scope is required", "scopes");
+  for (const std::string& scope : scopes) {
+    if (!is_core_scope(scope)) {
+      return errors::validation("unknown scope " + scope + " (want <group>:<read|write|admin>)",
+                                "scopes");
+    }
+  }
+  std::string environment = tenant->text(0);
+  CreatedKey key;
+  key.id = ids::generate("key");
+  std::string random = crypto::random_token(k_secret_bytes);
+  key.api_key = "sk_" + environment + "_" + random;
+  key.scopes = scopes;
+  tx.exec("INSERT INTO api_keys (tenant_id, id, key_hash, key_prefix, scopes, environment, "
+          "inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          {std::string(tenant_id), key.id, crypto::sha256_hex(key.api_key),
+           "sk_" + environment + "_" + random.substr(0, 4), join_scopes(scopes, ','),
+           environment, time::iso_now()});
+  return key;
+}
+
+Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view tenant_id) {
+  if (!tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
+  std::vector<KeySummary> keys;
+  for (const store::Row& row :
+       tx.query("SELECT id, key_prefix, scopes, environment, inserted_at, revoked_at "
+                "FROM api_keys WHERE tenant_id = ? ORDER BY inserted_at, id",
+                {std::string(tenant_id)})) {
+    keys.push_back({row.text(0), row.text(1), split_scopes(row.text(2), ','), row.text(3),
+                    row.text(4), row.optional_text(5)});
+  }
+  return keys;
+}
+
+Status revoke_api_key(store::Tx& tx, std::string_view key_id) {
+  auto found = tx.query_one("SELECT revoked_at FROM api_keys WHERE id = ?", {std::string(key_id)});
+  if (!found) return errors::item_not_found("api key");
+  if (found->is_null(0)) {
+    tx.exec("UPDATE api_keys SET revoked_at = ? WHERE id = ?",
+            {time::iso_now(), std::string(key_id)});
+  }
+  return ok_status();
+}
+
+Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
+                                    const std::vector<std::string>& scopes) {
+  auto tenant = tx.query_one("SELECT environment FROM tenants WHERE id = ?",
+                             {std::string(tenant_id)});
+  if (!tenant) return errors::item_not_found("tenant");
+  if (scopes.empty()) return errors::validation("at least one scope is required", "scopes");
+  for (const std::string& scope : scopes) {
+    if (!is_participant_scope(scope)) {
+      return errors::validation("unknown participant scope " + scope, "scopes");
+    }
+  }
+  CreatedClient client;
+  client.client_id = ids::generate("cli");
+  client.client_secret = "cs_" + crypto::random_token(k_secret_bytes);
+  client.scopes = scopes;
+  tx.exec("INSERT INTO oauth_clients (tenant_id, client_id, secret_hash, scopes, environment, "
+          "inserted_at) VALUES (?, ?, ?, ?, ?, ?)",
+          {std::string(tenant_id), client.client_id, crypto::sha256_hex(client.client_secret),
+           join_scopes(scopes, ' '), tenant->text(0), time::iso_now()});
+  return client;
+}
+
+Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
+                                       std::string_view environment) {
+  std::string expected_prefix = "sk_" + std::string(environment) + "_";
+  if (!api_key.starts_with(expected_prefix) || api_key.size() > 200) {
+    return errors::expired_token();
+  }
+  auto row = tx.query_one(
+      "SELECT tenant_id, id, scopes, environment, revoked_at FROM api_keys WHERE key_hash = ?",
+      {crypto::sha256_hex(api_key)});
+  if (!row || !row->is_null(4) || row->text(3) != environment) return errors::expired_token();
+  return Principal{row->text(0), row->text(1), CredentialKind::api_key,
+                   split_scopes(row->text(2), ','), row->text(3)};
+}
+
+Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view token,
+                                            std::string_view environment, time::Micros now) {
+  if (!token.starts_with("at_") || token.size() > 200) return errors::expired_token();
+  auto row = tx.query_one(
+      "SELECT t.tenant_id, t.client_id, t.scopes, t.environment, t.expires_at, t.revoked_at, "
+      "c.revoked_at FROM oauth_tokens t JOIN oauth_clients c "
+      "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
+      "WHERE t.token_hash = ? AND t.kind = 'access'",
+      {crypto::sha256_hex(token)});
+  if (!row || row->text(3) != environment || row->integer(4) <= now || !row->is_null(5) ||
+      !row->is_null(6)) {
+    return errors::expired_token();
+  }
+  return Principal{row->text(0), row->text(1), CredentialKind::oauth_token,
+                   split_scopes(row->text(2), ' '), row->text(3)};
+}
+
+Error oauth_error(int status, std::string_view error, std::string description) {
+  Error result = errors::make(status, std::string(error), description);
+  result.extra_fields.emplace_back("error", std::string(error));
+  result.extra_fields.emplace_back("error_description", std::move(description));
+  if (status == 401) result.headers.emplace_back("WWW-Authenticate", "Basic realm=\"tesoro\"");
+  return result;
+}
+
+Result<TokenGrant> grant_client_credentials(store::Tx& tx, std::string_view client_id,
+                                            std::string_view client_secret,
+                                            const std::optional<std::string>& scope,
+                                            std::string_view environment, time::Micros now) {
+  auto row = tx.query_one(
+      "SELECT tenant_id, secret_hash, scopes, environment, revoked_at FROM oauth_clients "
+      "WHERE client_id = ?",
+      {std::string(client_id)});
+  if (!row || !row->is_null(4) || row->text(3) != environment ||
+      !crypto::constant_time_equal(row->text(1), crypto::sha256_hex(client_secret))) {
+    return oauth_error(401, "invalid_client", "client authentication failed");
+  }
+  auto scopes = requested_scopes(split_scopes(row->text(2), ' '), scope);
+  if (!scopes) return std::move(scopes).error();
+  return issue_tokens(tx, row->text(0), client_id, std::move(scopes).value(), environment, now);
+}
+
+Result<TokenGrant> grant_refresh_token(store::Tx& tx, std::string_view refresh_token,
+                                       const std::optional<std::string>& scope,
+                                       std::string_view environment, time::Micros now) {
+  std::string hash = crypto::sha256_hex(refresh_token);
+  auto row = tx.query_one(
+      "SELECT t.tenant_id, t.client_id, t.scopes, t.environment, t.expires_at, t.revoked_at, "
+      "c.revoked_at FROM oauth_tokens t JOIN oauth_clients c "
+      "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
+      "WHERE t.token_hash = ? AND t.kind = 'refresh'",
+      {hash});
+  if (!row || row->text(3) != environment || row->integer(4) <= now || !row->is_null(5) ||
+      !row->is_null(6)) {
+    return oauth_error(400, "invalid_grant", "refresh token is invalid, expired or revoked");
+  }
+  auto scopes = requested_scopes(split_scopes(row->text(2), ' '), scope);
+  if (!scopes) return std::move(scopes).error();
+  // Rotation: a refresh token works once; the conditional update makes a concurrent second use
+  // of the same token fail instead of minting two pairs.
+  if (tx.exec("UPDATE oauth_tokens SET revoked_at = ? WHERE tenant_id = ? AND token_hash = ? "
+              "AND revoked_at IS NULL",
+              {time::iso(now), row->text(0), hash}) != 1) {
+    return oauth_error(400, "invalid_grant", "refresh token is invalid, expired or revoked");
+  }
+  return issue_tokens(tx, row->text(0), row->text(1), std::move(scopes).value(), environment, now);
+}
+
+std::int64_t sweep_expired_tokens(store::Tx& tx, time::Micros now) {
+  return tx.exec("DELETE FROM oauth_tokens WHERE expires_at < ?",
+                 {now - 24 * 3600 * time::k_micros_per_second});
+}
+
+}  // namespace tesoro::auth

@@ -1,0 +1,237 @@
+#include "http/server.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "core/limits.hpp"
+#include "core/log.hpp"
+#include "core/metrics.hpp"
+
+namespace tesoro::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+
+struct Server::Impl {
+  // Counters first: pending handlers destroyed with `io` still touch them.
+  ServerOptions options;
+  Handlers handlers;
+  std::atomic<int> connections{0};
+  std::atomic<int> in_flight{0};
+  std::atomic<bool> stopping{false};
+  asio::io_context io{options.io_threads};
+  asio::thread_pool workers{static_cast<std::size_t>(options.workers)};
+  tcp::acceptor acceptor{io};
+  asio::signal_set signals{io, SIGINT, SIGTERM};
+  asio::steady_timer drain_timer{io};
+  std::chrono::steady_clock::time_point drain_deadline;
+
+  Impl(ServerOptions o, Handlers h) : options(std::move(o)), handlers(std::move(h)) {}
+  void accept();
+  void begin_shutdown();
+  void wait_for_drain();
+};
+
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, Server::Impl& server)
+      : stream_(std::move(socket)), server_(server) {
+    beast::error_code ignored;
+    auto endpoint = stream_.socket().remote_endpoint(ignored);
+    if (!ignored) remote_ = endpoint.address().to_string();
+    server_.connections.fetch_add(1);
+  }
+  ~Session() { server_.connections.fetch_sub(1); }
+
+  void start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+  }
+
+ private:
+  void read() {
+    if (server_.stopping.load()) return close();
+    parser_.emplace();
+    parser_->body_limit(limits::k_body_max_bytes);
+    parser_->header_limit(static_cast<std::uint32_t>(limits::k_header_max_bytes));
+    // One deadline for the whole request: a slow client can hold a socket, never a worker.
+    stream_.expires_after(std::chrono::milliseconds(limits::k_read_timeout_ms));
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                        self->on_read(ec);
+                      });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == bhttp::error::end_of_stream || ec == beast::error::timeout ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::eof) {
+      return close();
+    }
+    if (ec == bhttp::error::body_limit) return reject(errors::payload_too_large());
+    if (ec == bhttp::error::header_limit) return reject(errors::headers_too_large());
+    if (ec) return reject(errors::validation("malformed HTTP request: " + ec.message(), std::nullopt));
+
+    Request request = to_request(parser_->release());
+    keep_alive_ = request_keep_alive_;
+    server_.in_flight.fetch_add(1);
+    metrics::add_in_flight(1);
+    asio::post(server_.workers, [self = shared_from_this(), request = std::move(request)]() mutable {
+      Response response = self->server_.handlers.handle(request);
+      asio::post(self->stream_.get_executor(),
+                 [self, response = std::move(response)]() mutable {
+                   self->write(std::move(response), true);
+                 });
+    });
+  }
+
+  Request to_request(bhttp::request<bhttp::string_body>&& message) {
+    Request request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    request.remote_address = remote_;
+    request.body = std::move(message.body());
+    request.headers.reserve(16);
+    for (const auto& field : message) {
+      request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+    }
+    version_ = message.version();
+    request_keep_alive_ = message.keep_alive();
+    return request;
+  }
+
+  // An error found while reading: answer it, then close (the stream may be out of sync).
+  void reject(const Error& error) {
+    Request partial;
+    partial.remote_address = remote_;
+    if (parser_ && parser_->is_header_done()) {
+      partial.method = std::string(parser_->get().method_string());
+      partial.target = std::string(parser_->get().target());
+    }
+    keep_alive_ = false;
+    server_.in_flight.fetch_add(1);
+    metrics::add_in_flight(1);
+    write(server_.handlers.render_error(error, partial), true);
+  }
+
+  void write(Response&& response, bool counted) {
+    auto message = std::make_shared<bhttp::response<bhttp::string_body>>();
+    message->version(version_);
+    message->result(static_cast<unsigned>(response.status));
+    message->set(bhttp::field::server, "tesoro");
+    if (response.status != 204) {
+      message->set(bhttp::field::content_type, response.content_type);
+      message->body() = std::move(response.body);
+    }
+    for (auto& [name, value] : response.headers) message->insert(name, value);
+    bool keep = keep_alive_ && !server_.stopping.load();
+    message->keep_alive(keep);
+    message->prepare_payload();
+    stream_.expires_after(std::chrono::milliseconds(limits::k_write_timeout_ms));
+    bhttp::async_write(stream_, *message,
+                       [self = shared_from_this(), message, keep, counted](beast::error_code ec,
+                                                                          std::size_t) {
+                         if (counted) {
+                           self->server_.in_flight.fetch_sub(1);
+                           metrics::add_in_flight(-1);
+                         }
+                         if (ec || !keep) return self->close();
+                         self->read();
+                       });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  Server::Impl& server_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::string remote_;
+  unsigned version_ = 11;
+  bool request_keep_alive_ = true;
+  bool keep_alive_ = true;
+};
+
+}  // namespace
+
+void Server::Impl::accept() {
+  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (!acceptor.is_open()) return;  // shutting down
+    } else if (connections.load() >= limits::k_connections_max) {
+      beast::error_code ignored;
+      socket.close(ignored);  // over the bound: refuse rather than starve the others
+    } else {
+      std::make_shared<Session>(std::move(socket), *this)->start();
+    }
+    accept();
+  });
+}
+
+void Server::Impl::begin_shutdown() {
+  if (stopping.exchange(true)) return;
+  log::write(log::Level::info, "server.stopping", {{"in_flight", std::to_string(in_flight.load())}});
+  beast::error_code ignored;
+  acceptor.close(ignored);
+  drain_deadline = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(limits::k_shutdown_grace_ms);
+  wait_for_drain();
+}
+
+void Server::Impl::wait_for_drain() {
+  if (in_flight.load() == 0 || std::chrono::steady_clock::now() >= drain_deadline) {
+    io.stop();  // idle keep-alive connections are simply dropped
+    return;
+  }
+  drain_timer.expires_after(std::chrono::milliseconds(20));
+  drain_timer.async_wait([this](beast::error_code) { wait_for_drain(); });
+}
+
+Server::Server(ServerOptions options, Handlers handlers)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handlers))) {}
+
+Server::~Server() = default;
+
+void Server::run() {
+  Impl& s = *impl_;
+  auto address = asio::ip::make_address(s.options.host);
+  tcp::endpoint endpoint(address, s.options.port);
+  s.acceptor.open(endpoint.protocol());
+  s.acceptor.set_option(asio::socket_base::reuse_address(true));
+  s.acceptor.bind(endpoint);
+  s.acceptor.listen(asio::socket_base::max_listen_connections);
+  if (s.handlers.on_listening) s.handlers.on_listening(s.acceptor.local_endpoint().port());
+  s.signals.async_wait([&s](beast::error_code ec, int) {
+    if (!ec) s.begin_shutdown();
+  });
+  s.accept();
+  std::vector<std::thread> threads;
+  for (int i = 1; i < s.options.io_threads; ++i) threads.emplace_back([&s] { s.io.run(); });
+  s.io.run();
+  for (auto& thread : threads) thread.join();
+  s.workers.join();
+  log::write(log::Level::info, "server.stopped", {});
+}
+
+}  // namespace tesoro::http

@@ -1,0 +1,43 @@
+#pragma once
+// The HTTP/1.1 server (Boost.Beast). The only translation unit that includes Beast: it owns
+// sockets, limits, timeouts and keep-alive, and hands complete requests to a worker pool.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/error.hpp"
+#include "http/message.hpp"
+
+namespace tesoro::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  unsigned short port = 8080;
+  int io_threads = 2;
+  int workers = 64;
+};
+
+struct Handlers {
+  // Runs on a worker thread; may block on the database. Must not throw.
+  std::function<Response(Request&)> handle;
+  // Renders an error found before a request could be handed over (too large, malformed).
+  std::function<Response(const Error&, const Request&)> render_error;
+  // Called once the listener is bound, with the actual port.
+  std::function<void(unsigned short)> on_listening;
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, Handlers handlers);
+  ~Server();
+  // Serves until SIGINT or SIGTERM, then stops accepting, finishes in-flight requests and
+  // returns. Throws at start-up when the address cannot be bound.
+  void run();
+
+  struct Impl;  // public so the session class of server.cpp can name it
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tesoro::http

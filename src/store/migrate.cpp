@@ -1,0 +1,34 @@
+#include <string>
+
+#include "core/time.hpp"
+#include "store/migrations/migrations.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::store {
+
+int migrate(Store& store) {
+  auto result = store.write<int>([](Tx& tx) -> Result<int> {
+    if (tx.engine() == Engine::postgres) {
+      // Several nodes may start at once: one migrates, the others wait and find it done.
+      tx.query("SELECT pg_advisory_xact_lock(7301)");
+    }
+    tx.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+            "name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    int current = static_cast<int>(
+        tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")->integer(0));
+    for (const Migration& migration : migrations()) {
+      if (migration.version <= current) continue;
+      const auto& statements = (tx.engine() == Engine::postgres && !migration.postgres.empty())
+                                   ? migration.postgres
+                                   : migration.sqlite;
+      for (const std::string& statement : statements) tx.exec(statement);
+      tx.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+              {std::int64_t{migration.version}, migration.name, time::iso_now()});
+      current = migration.version;
+    }
+    return current;
+  });
+  return result.value();
+}
+
+}  // namespace tesoro::store

@@ -1,0 +1,323 @@
+#include "store/sqlite/sqlite_store.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "core/limits.hpp"
+#include "core/log.hpp"
+#include "core/metrics.hpp"
+
+namespace tesoro::store {
+namespace {
+
+bool is_unavailable_code(int code) {
+  int primary = code & 0xFF;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL ||
+         primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN;
+}
+
+// One SQLite connection with a cache of prepared statements. Used by one thread at a time.
+class Connection {
+ public:
+  Connection(const std::string& path, bool read_only) {
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+      std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+      sqlite3_close(db_);
+      throw StoreError("cannot open " + path + ": " + message, true);
+    }
+    sqlite3_busy_timeout(db_, limits::k_busy_timeout_ms);
+    exec_plain("PRAGMA journal_mode=WAL");
+    exec_plain("PRAGMA synchronous=FULL");
+    exec_plain("PRAGMA foreign_keys=ON");
+    if (read_only) exec_plain("PRAGMA query_only=1");
+  }
+  ~Connection() {
+    for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
+    sqlite3_close(db_);
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void exec_plain(const char* sql) {
+    char* message = nullptr;
+    int code = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
+    if (code != SQLITE_OK) {
+      std::string text = message ? message : sqlite3_errstr(code);
+      sqlite3_free(message);
+      throw StoreError(std::string(sql) + ": " + text, is_unavailable_code(code));
+    }
+  }
+
+  // Runs one statement to completion; collects rows when `rows` is given.
+  std::int64_t run(std::string_view sql, const Params& params, Rows* rows) {
+    sqlite3_stmt* statement = prepare(sql);
+    bind(statement, params, sql);
+    while (true) {
+      int code = sqlite3_step(statement);
+      if (code == SQLITE_ROW) {
+        if (rows) rows->push_back(read_row(statement));
+        continue;
+      }
+      sqlite3_reset(statement);
+      sqlite3_clear_bindings(statement);
+      if (code != SQLITE_DONE) {
+        throw StoreError(std::string(sqlite3_errmsg(db_)) + " in: " + std::string(sql),
+                         is_unavailable_code(code));
+      }
+      return sqlite3_changes64(db_);
+    }
+  }
+
+ private:
+  sqlite3_stmt* prepare(std::string_view sql) {
+    auto found = statements_.find(std::string(sql));
+    if (found != statements_.end()) return found->second;
+    sqlite3_stmt* statement = nullptr;
+    int code = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                                  SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
+    if (code != SQLITE_OK) {
+      throw StoreError(std::string(sqlite3_errmsg(db_)) + " in: " + std::string(sql),
+                       is_unavailable_code(code));
+    }
+    statements_.emplace(std::string(sql), statement);
+    return statement;
+  }
+
+  void bind(sqlite3_stmt* statement, const Params& params, std::string_view sql) {
+    if (static_cast<int>(params.size()) != sqlite3_bind_parameter_count(statement)) {
+      sqlite3_reset(statement);
+      throw StoreError("wrong parameter count for: " + std::string(sql), false);
+    }
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      int index = static_cast<int>(i + 1);
+      const Value& value = params[i];
+      if (auto* number = std::get_if<std::int64_t>(&value)) {
+        sqlite3_bind_int64(statement, index, *number);
+      } else if (auto* text = std::get_if<std::string>(&value)) {
+        sqlite3_bind_text64(statement, index, text->data(), text->size(), SQLITE_STATIC,
+                            SQLITE_UTF8);
+      } else {
+        sqlite3_bind_null(statement, index);
+      }
+    }
+  }
+
+  static Row read_row(sqlite3_stmt* statement) {
+    int columns = sqlite3_column_count(statement);
+    std::vector<Value> values;
+    values.reserve(static_cast<std::size_t>(columns));
+    for (int c = 0; c < columns; ++c) {
+      switch (sqlite3_column_type(statement, c)) {
+        case SQLITE_NULL: values.emplace_back(nullptr); break;
+        case SQLITE_INTEGER: values.emplace_back(std::int64_t{sqlite3_column_int64(statement, c)}); break;
+        default: {
+          auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, c));
+          values.emplace_back(std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(statement, c))));
+        }
+      }
+    }
+    return Row(std::move(values));
+  }
+
+  sqlite3* db_ = nullptr;
+  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+};
+
+class SqliteTx final : public Tx {
+ public:
+  explicit SqliteTx(Connection& connection) : connection_(connection) {}
+  Rows query(std::string_view sql, const Params& params) override {
+    Rows rows;
+    connection_.run(sql, params, &rows);
+    return rows;
+  }
+  std::int64_t exec(std::string_view sql, const Params& params) override {
+    return connection_.run(sql, params, nullptr);
+  }
+  Engine engine() const override { return Engine::sqlite; }
+
+ private:
+  Connection& connection_;
+};
+
+struct WriteUnit {
+  const std::function<bool(Tx&)>* fn;
+  std::promise<void> done;
+};
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(const Options& options)
+      : path_(options.data_dir + "/tesoro.db"),
+        read_connections_max_(std::max(1, std::min(options.read_connections,
+                                                   limits::k_read_connections_max))) {
+    std::error_code ignored;
+    std::filesystem::create_directories(options.data_dir, ignored);
+    writer_connection_ = std::make_unique<Connection>(path_, false);
+    writer_ = std::thread([this] { writer_loop(); });
+  }
+
+  ~SqliteStore() override {
+    {
+      std::lock_guard lock(queue_mutex_);
+      stopping_ = true;
+    }
+    queue_ready_.notify_all();
+    writer_.join();
+  }
+
+  Engine engine() const override { return Engine::sqlite; }
+
+  bool ping() override {
+    try {
+      run_read([](Tx& tx) { tx.query("SELECT 1"); });
+      return true;
+    } catch (const StoreError&) {
+      return false;
+    }
+  }
+
+ protected:
+  void run_read(const std::function<void(Tx&)>& fn) override {
+    std::unique_ptr<Connection> connection = acquire_reader();
+    try {
+      connection->exec_plain("BEGIN");
+      SqliteTx tx(*connection);
+      fn(tx);
+      connection->exec_plain("COMMIT");
+    } catch (...) {
+      try {
+        connection->exec_plain("ROLLBACK");
+      } catch (const StoreError&) {  // already rolled back; nothing else to undo
+      }
+      release_reader(std::move(connection));
+      throw;
+    }
+    release_reader(std::move(connection));
+  }
+
+  void run_write(const std::function<bool(Tx&)>& fn) override {
+    WriteUnit unit{&fn, {}};
+    std::future<void> done = unit.done.get_future();
+    {
+      std::lock_guard lock(queue_mutex_);
+      if (queue_.size() >= limits::k_write_queue_max) {
+        throw StoreError("write queue is full", true);
+      }
+      queue_.push_back(&unit);
+      metrics::set_write_queue_depth(queue_.size());
+    }
+    queue_ready_.notify_one();
+    done.get();  // rethrows the unit's exception, or the commit's
+  }
+
+ private:
+  std::unique_ptr<Connection> acquire_reader() {
+    {
+      std::lock_guard lock(readers_mutex_);
+      if (!readers_.empty()) {
+        auto connection = std::move(readers_.back());
+        readers_.pop_back();
+        return connection;
+      }
+    }
+    return std::make_unique<Connection>(path_, true);
+  }
+
+  void release_reader(std::unique_ptr<Connection> connection) {
+    std::lock_guard lock(readers_mutex_);
+    if (static_cast<int>(readers_.size()) < read_connections_max_) {
+      readers_.push_back(std::move(connection));
+    }
+  }
+
+  void writer_loop() {
+    std::vector<WriteUnit*> batch;
+    while (true) {
+      {
+        std::unique_lock lock(queue_mutex_);
+        queue_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping with nothing left to do
+        while (!queue_.empty() && batch.size() < limits::k_commit_batch_max) {
+          batch.push_back(queue_.front());
+          queue_.pop_front();
+        }
+        metrics::set_write_queue_depth(queue_.size());
+      }
+      commit_batch(batch);
+      batch.clear();
+    }
+  }
+
+  // Runs each unit in its own savepoint, then commits once: one fsync for the whole group.
+  void commit_batch(const std::vector<WriteUnit*>& batch) {
+    auto started = std::chrono::steady_clock::now();
+    Connection& connection = *writer_connection_;
+    std::vector<std::exception_ptr> failures(batch.size());
+    std::exception_ptr batch_failure;  // BEGIN, a savepoint or COMMIT failed: the group is lost
+    try {
+      connection.exec_plain("BEGIN IMMEDIATE");
+      SqliteTx tx(connection);
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        run_unit(connection, tx, *batch[i], failures[i]);
+      }
+      connection.exec_plain("COMMIT");
+    } catch (...) {
+      batch_failure = std::current_exception();
+      try {
+        connection.exec_plain("ROLLBACK");
+      } catch (const StoreError&) {  // the transaction is gone either way
+      }
+      log::write(log::Level::error, "store.commit_failed", {{"units", std::to_string(batch.size())}});
+    }
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    metrics::observe_commit_batch(batch.size(), seconds);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (batch_failure) batch[i]->done.set_exception(batch_failure);
+      else if (failures[i]) batch[i]->done.set_exception(failures[i]);
+      else batch[i]->done.set_value();
+    }
+  }
+
+  static void run_unit(Connection& connection, SqliteTx& tx, WriteUnit& unit,
+                       std::exception_ptr& failure) {
+    connection.exec_plain("SAVEPOINT unit");
+    bool keep = false;
+    try {
+      keep = (*unit.fn)(tx);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    if (!keep) connection.exec_plain("ROLLBACK TO SAVEPOINT unit");
+    connection.exec_plain("RELEASE SAVEPOINT unit");
+  }
+
+  std::string path_;
+  int read_connections_max_;
+  std::unique_ptr<Connection> writer_connection_;
+  std::mutex readers_mutex_;
+  std::vector<std::unique_ptr<Connection>> readers_;
+  std::mutex queue_mutex_;
+  std::condition_variable queue_ready_;
+  std::deque<WriteUnit*> queue_;
+  bool stopping_ = false;
+  std::thread writer_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_sqlite(const Options& options) {
+  return std::make_unique<SqliteStore>(options);
+}
+
+}  // namespace tesoro::store

@@ -1,0 +1,68 @@
+#include "store/store.hpp"
+
+#include "store/sqlite/sqlite_store.hpp"
+#ifdef TESORO_WITH_POSTGRES
+#include "store/postgres/postgres_store.hpp"
+#endif
+
+namespace tesoro::store {
+
+bool Row::is_null(std::size_t column) const {
+  return std::holds_alternative<std::nullptr_t>(values_.at(column));
+}
+
+std::string Row::text(std::size_t column) const {
+  const Value& value = values_.at(column);
+  if (auto* text = std::get_if<std::string>(&value)) return *text;
+  if (auto* number = std::get_if<std::int64_t>(&value)) return std::to_string(*number);
+  return {};
+}
+
+std::optional<std::string> Row::optional_text(std::size_t column) const {
+  if (is_null(column)) return std::nullopt;
+  return text(column);
+}
+
+std::int64_t Row::integer(std::size_t column) const {
+  const Value& value = values_.at(column);
+  if (auto* number = std::get_if<std::int64_t>(&value)) return *number;
+  if (auto* text = std::get_if<std::string>(&value)) {
+    // PostgreSQL returns text; a non-numeric column read as integer is a bug in our SQL.
+    std::size_t used = 0;
+    std::int64_t parsed = std::stoll(*text, &used);
+    if (used != text->size()) throw StoreError("column is not an integer: " + *text, false);
+    return parsed;
+  }
+  return 0;
+}
+
+std::optional<std::int64_t> Row::optional_integer(std::size_t column) const {
+  if (is_null(column)) return std::nullopt;
+  return integer(column);
+}
+
+std::optional<Row> Tx::query_one(std::string_view sql, const Params& params) {
+  Rows rows = query(sql, params);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
+}
+
+std::unique_ptr<Store> open(const Options& options) {
+  if (!options.database_url.empty()) {
+#ifdef TESORO_WITH_POSTGRES
+    return open_postgres(options);
+#else
+    throw StoreError("this build has no PostgreSQL engine", false);
+#endif
+  }
+  return open_sqlite(options);
+}
+
+bool is_initialised(Store& store) {
+  auto result = store.read<bool>([](Tx& tx) -> Result<bool> {
+    return tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0;
+  });
+  return result.ok() && result.value();
+}
+
+}  // namespace tesoro::store

@@ -1,0 +1,134 @@
+#pragma once
+// The storage seam. Domain code sees only Store and Tx; engines (SQLite, PostgreSQL) live behind it.
+//
+// Contract:
+// - SQL uses `?` placeholders and the subset both engines share; an engine translates what it must.
+// - store.read(fn): fn runs inside one read-only snapshot. fn's Result is returned as is.
+// - store.write(fn): fn runs inside one write unit. When fn returns ok, its effects are durably
+//   committed (on disk) before write() returns; when fn returns an Error, every effect of fn is
+//   rolled back and the Error is returned. Units may be committed in groups with other units; one
+//   unit failing never affects another.
+// - A failure of the storage itself throws StoreError (caught once at the request boundary).
+// - Both calls block the calling thread; call them from worker threads, never from I/O threads.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace tesoro::store {
+
+enum class Engine { sqlite, postgres };
+
+using Value = std::variant<std::nullptr_t, std::int64_t, std::string>;
+using Params = std::vector<Value>;
+
+class Row {
+ public:
+  explicit Row(std::vector<Value> values) : values_(std::move(values)) {}
+  std::size_t size() const { return values_.size(); }
+  bool is_null(std::size_t column) const;
+  std::string text(std::size_t column) const;  // "" when null
+  std::optional<std::string> optional_text(std::size_t column) const;
+  std::int64_t integer(std::size_t column) const;  // 0 when null
+  std::optional<std::int64_t> optional_integer(std::size_t column) const;
+
+ private:
+  std::vector<Value> values_;
+};
+using Rows = std::vector<Row>;
+
+class StoreError : public std::runtime_error {
+ public:
+  StoreError(const std::string& what, bool unavailable)
+      : std::runtime_error(what), unavailable_(unavailable) {}
+  // True when the database cannot be reached or is temporarily unable to serve (503, retryable).
+  bool unavailable() const { return unavailable_; }
+
+ private:
+  bool unavailable_;
+};
+
+class Tx {
+ public:
+  virtual ~Tx() = default;
+  virtual Rows query(std::string_view sql, const Params& params = {}) = 0;
+  // Returns the number of rows changed.
+  virtual std::int64_t exec(std::string_view sql, const Params& params = {}) = 0;
+  virtual Engine engine() const = 0;
+
+  std::optional<Row> query_one(std::string_view sql, const Params& params = {});
+  // " FOR UPDATE" where the engine takes row locks, "" where the single writer makes it moot.
+  std::string_view lock_rows() const { return engine() == Engine::postgres ? " FOR UPDATE" : ""; }
+  // Runs fn inside a savepoint; rolls its effects back when it returns an Error.
+  template <class T, class F>
+  Result<T> nested(F&& fn);
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  virtual Engine engine() const = 0;
+  // True when the database answers a trivial query (readiness).
+  virtual bool ping() = 0;
+
+  template <class T, class F>
+  Result<T> read(F&& fn) {
+    std::optional<Result<T>> result;
+    run_read([&](Tx& tx) { result.emplace(fn(tx)); });
+    return std::move(*result);
+  }
+
+  template <class T, class F>
+  Result<T> write(F&& fn) {
+    std::optional<Result<T>> result;
+    run_write([&](Tx& tx) {
+      result.emplace(fn(tx));
+      return result->ok();
+    });
+    return std::move(*result);
+  }
+
+ protected:
+  virtual void run_read(const std::function<void(Tx&)>& fn) = 0;
+  // fn returns true to keep its effects, false to roll them back.
+  virtual void run_write(const std::function<bool(Tx&)>& fn) = 0;
+};
+
+template <class T, class F>
+Result<T> Tx::nested(F&& fn) {
+  exec("SAVEPOINT nested_unit");
+  std::optional<Result<T>> result;
+  try {
+    result.emplace(fn(*this));
+  } catch (...) {
+    exec("ROLLBACK TO SAVEPOINT nested_unit");
+    exec("RELEASE SAVEPOINT nested_unit");
+    throw;
+  }
+  if (!result->ok()) exec("ROLLBACK TO SAVEPOINT nested_unit");
+  exec("RELEASE SAVEPOINT nested_unit");
+  return std::move(*result);
+}
+
+struct Options {
+  std::string data_dir;      // SQLite: the folder holding tesoro.db
+  std::string database_url;  // PostgreSQL: postgres://... (takes precedence when set)
+  int read_connections = 8;
+  int pool_size = 16;
+};
+
+// Opens the engine named by options. Throws StoreError when it cannot.
+std::unique_ptr<Store> open(const Options& options);
+// Applies every migration not yet applied. Returns the schema version reached.
+int migrate(Store& store);
+// True when the database has been initialised (has a tenant).
+bool is_initialised(Store& store);
+
+}  // namespace tesoro::store

@@ -1,0 +1,332 @@
+#include "harness.hpp"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace harness {
+namespace {
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::string run_capture(const std::string& command_line, int* exit_code) {
+  std::string out;
+  FILE* pipe = ::popen(command_line.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  int status = ::pclose(pipe);
+  if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+std::size_t write_header(char* data, std::size_t size, std::size_t count, void* user) {
+  std::string line(data, size * count);
+  auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ')) value.erase(0, 1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
+    (*static_cast<std::map<std::string, std::string>*>(user))[name] = value;
+  }
+  return size * count;
+}
+
+std::string fresh_database_url() {
+  const char* base = std::getenv("TESORO_TEST_DATABASE_URL");
+  static std::mt19937_64 random{std::random_device{}()};
+  std::string name = "tesoro_test_" + std::to_string(random() % 1000000000ULL);
+  int code = 0;
+  run_capture("psql " + shell_quote(base) + " -qAtc " + shell_quote("CREATE DATABASE " + name) +
+                  " 2>&1",
+              &code);
+  if (code != 0) throw std::runtime_error("cannot create test database " + name);
+  std::string url = base;
+  auto slash = url.rfind('/');
+  auto question = url.find('?', slash);
+  return url.substr(0, slash + 1) + name + (question == std::string::npos ? "" : url.substr(question));
+}
+
+}  // namespace
+
+bool is_postgres() {
+  const char* url = std::getenv("TESORO_TEST_DATABASE_URL");
+  return url && *url;
+}
+
+std::string tesoro_bin() {
+  const char* bin = std::getenv("TESORO_BIN");
+  return bin ? bin : "./build/tesoro";
+}
+
+std::string new_uuid() {
+  static std::mt19937_64 random{std::random_device{}()};
+  static const char* k_hex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 32; ++i) {
+    if (i == 8 || i == 12 || i == 16 || i == 20) out += '-';
+    out += k_hex[random() % 16];
+  }
+  return out;
+}
+
+json::value Reply::json() const {
+  boost::system::error_code ec;
+  json::value value = json::parse(body, ec);
+  EXPECT_FALSE(ec) << "body is not JSON: " << body;
+  return value;
+}
+
+std::string Reply::header(const std::string& name) const {
+  auto found = headers.find(name);
+  return found == headers.end() ? std::string() : found->second;
+}
+
+std::string Reply::error_code() const {
+  boost::system::error_code ec;
+  json::value value = json::parse(body, ec);
+  if (ec || !value.is_object()) return "";
+  const json::value* errors = value.as_object().if_contains("errors");
+  if (!errors || !errors->is_array() || errors->as_array().empty()) return "";
+  return std::string(errors->as_array()[0].as_object().at("error_code").as_string());
+}
+
+Server::Server(ServerOptions options) : options_(std::move(options)) {
+  char pattern[] = "/tmp/tesoro-test-XXXXXX";
+  data_dir_ = ::mkdtemp(pattern);
+  if (is_postgres()) database_url_ = fresh_database_url();
+  int code = 0;
+  std::string out = command({"init", "--json"}, &code);
+  if (code != 0) throw std::runtime_error("tesoro init failed: " + out);
+  credentials_ = json::parse(out).as_object();
+  start();
+}
+
+Server::~Server() {
+  stop();
+  std::string cleanup = "rm -rf " + shell_quote(data_dir_);
+  int ignored = std::system(cleanup.c_str());
+  (void)ignored;
+}
+
+Server& Server::shared() {
+  static Server server;
+  return server;
+}
+
+std::vector<std::string> Server::store_flags() const {
+  if (!database_url_.empty()) return {"--database-url", database_url_};
+  return {"--data", data_dir_};
+}
+
+std::string Server::store_args() const {
+  std::string out;
+  for (const std::string& flag : store_flags()) out += " " + shell_quote(flag);
+  return out;
+}
+
+std::string Server::command(const std::vector<std::string>& args, int* exit_code) const {
+  std::string line = shell_quote(tesoro_bin());
+  for (const std::string& arg : args) line += " " + shell_quote(arg);
+  // Store flags go after the subcommand path (init / keys create / ...).
+  line += store_args() + " 2>>" + shell_quote(data_dir_ + "/commands.log");
+  return run_capture(line, exit_code);
+}
+
+void Server::start() {
+  port_ = free_port();
+  std::vector<std::string> args = {tesoro_bin(), "serve", "--listen",
+                                   "127.0.0.1:" + std::to_string(port_), "--log-level", "info",
+                                   "--workers", "16"};
+  for (const std::string& flag : store_flags()) args.push_back(flag);
+  if (!options_.rate_limited) {
+    args.push_back("--rate-limit");
+    args.push_back("0");
+  }
+  for (const std::string& arg : options_.extra_args) args.push_back(arg);
+  std::string log_path = data_dir_ + "/server.log";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ::dup2(fd, 2);
+    ::dup2(fd, 1);
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  pid_ = pid;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    CURL* curl = curl_easy_init();
+    std::string url = base_url() + "/healthz";
+    std::string body;
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 500L);
+    CURLcode result = curl_easy_perform(curl);
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(curl);
+    if (result == CURLE_OK && status == 200) return;
+    int wstatus = 0;
+    if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) {
+      pid_ = -1;
+      throw std::runtime_error("tesoro serve exited at start: " + log_text());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw std::runtime_error("tesoro serve did not become healthy: " + log_text());
+}
+
+int Server::stop(bool kill_hard) {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, kill_hard ? SIGKILL : SIGTERM);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string Server::log_text() const {
+  std::ifstream file(data_dir_ + "/server.log");
+  std::stringstream out;
+  out << file.rdbuf();
+  return out.str();
+}
+
+std::string Server::api_key() const {
+  return std::string(credentials_.at("api_key").as_string());
+}
+
+std::string Server::access_token(const std::string& scope) const {
+  json::object body{{"grant_type", "client_credentials"},
+                    {"client_id", credentials_.at("client_id")},
+                    {"client_secret", credentials_.at("client_secret")}};
+  if (!scope.empty()) body["scope"] = scope;
+  Reply reply = post("/api/v1/oauth/token", json::serialize(body));
+  if (reply.status != 200) throw std::runtime_error("token request failed: " + reply.body);
+  return std::string(reply.json().at("access_token").as_string());
+}
+
+Reply Server::send(const Request& request) const {
+  Reply reply;
+  CURL* curl = curl_easy_init();
+  std::string url = base_url() + request.path;
+  curl_slist* headers = nullptr;
+  bool has_content_type = false;
+  for (const std::string& header : request.headers) {
+    headers = curl_slist_append(headers, header.c_str());
+    if (header.rfind("Content-Type", 0) == 0) has_content_type = true;
+  }
+  if (!request.body.empty() && !has_content_type) {
+    headers = curl_slist_append(headers, "Content-Type: application/json");
+  }
+  headers = curl_slist_append(headers, "Expect:");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  if (!request.body.empty() || request.method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(request.body.size()));
+  }
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 20000L);
+  CURLcode result = curl_easy_perform(curl);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  if (result != CURLE_OK) reply.status = -static_cast<long>(result);
+  return reply;
+}
+
+Reply Server::get(const std::string& path, const std::vector<std::string>& headers) const {
+  return send({"GET", path, "", headers});
+}
+
+Reply Server::post(const std::string& path, const std::string& body,
+                   const std::vector<std::string>& headers) const {
+  return send({"POST", path, body, headers});
+}
+
+std::string Server::raw(const std::string& bytes, int timeout_ms) const {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port_));
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return "";
+  }
+  std::size_t sent = 0;
+  while (sent < bytes.size()) {
+    ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  std::string out;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    deadline - std::chrono::steady_clock::now())
+                                    .count());
+    if (::poll(&p, 1, std::max(left, 1)) <= 0) break;
+    char buffer[4096];
+    ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace harness

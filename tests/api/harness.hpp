@@ -1,0 +1,83 @@
+#pragma once
+// Black-box harness: starts the real `tesoro` binary on a free port with a fresh data directory
+// (or a fresh PostgreSQL database when TESORO_TEST_DATABASE_URL is set) and talks to it over HTTP
+// with libcurl. Nothing here knows the server's internals.
+#include <boost/json.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+namespace json = boost::json;
+
+struct Reply {
+  long status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  json::value json() const;                     // parsed body; fails the test when not JSON
+  std::string header(const std::string& name) const;
+  // The envelope's first error_code, or "" when the body is not an envelope.
+  std::string error_code() const;
+};
+
+struct Request {
+  std::string method = "GET";
+  std::string path;
+  std::string body;
+  std::vector<std::string> headers;  // "Name: value"
+};
+
+struct ServerOptions {
+  std::vector<std::string> extra_args;  // more `tesoro serve` flags
+  bool rate_limited = false;            // default: --rate-limit 0
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions options = {});
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // The server shared by tests that need no special flags.
+  static Server& shared();
+
+  Reply send(const Request& request) const;
+  Reply get(const std::string& path, const std::vector<std::string>& headers = {}) const;
+  Reply post(const std::string& path, const std::string& body,
+             const std::vector<std::string>& headers = {}) const;
+  // Sends raw bytes on a new TCP connection and returns what came back before close/timeout.
+  std::string raw(const std::string& bytes, int timeout_ms = 3000) const;
+
+  // Runs a tesoro command against this server's database; returns stdout, sets exit code.
+  std::string command(const std::vector<std::string>& args, int* exit_code = nullptr) const;
+  // Sends SIGTERM and waits; returns the exit status. SIGKILL when `kill_hard`.
+  int stop(bool kill_hard = false);
+  void start();  // starts (again) on the same data
+
+  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  const json::object& credentials() const { return credentials_; }
+  std::string api_key() const;
+  std::string bearer_core() const { return "Authorization: Bearer " + api_key(); }
+  // A fresh OAuth access token for the init client (all participant scopes).
+  std::string access_token(const std::string& scope = "") const;
+  std::string store_args() const;  // "--data D" or "--database-url U"
+  std::vector<std::string> store_flags() const;
+  std::string log_text() const;  // the server's stderr so far
+
+ private:
+  ServerOptions options_;
+  std::string data_dir_;
+  std::string database_url_;
+  int port_ = 0;
+  int pid_ = -1;
+  json::object credentials_;
+};
+
+std::string tesoro_bin();
+std::string new_uuid();
+bool is_postgres();
+
+}  // namespace harness
