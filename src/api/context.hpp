@@ -94,5 +94,6 @@ using Routes = std::vector<RouteSpec>;
 // Each endpoint group adds its routes.
 void add_operations_routes(Routes& routes);
 void add_oauth_routes(Routes& routes);
+void add_account_holder_routes(Routes& routes);
 
 }  // namespace tesoro::api

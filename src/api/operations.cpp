@@ -34,10 +34,13 @@ http::Response openapi(Context&) {
 }  // namespace
 
 void add_operations_routes(Routes& routes) {
-  for (auto [pattern, handler] : {std::pair{"/healthz", healthz}, std::pair{"/readyz", readyz},
-                                  std::pair{"/metrics", metrics_text},
-                                  std::pair{"/openapi.yaml", openapi}}) {
-    routes.push_back({"GET", pattern, AuthKind::none, "", handler, false, false});
+  struct Entry {
+    const char* pattern;
+    Handler handler;
+  };
+  for (const Entry& entry : {Entry{"/healthz", healthz}, Entry{"/readyz", readyz},
+                             Entry{"/metrics", metrics_text}, Entry{"/openapi.yaml", openapi}}) {
+    routes.push_back({"GET", entry.pattern, AuthKind::none, "", entry.handler, false, false});
   }
 }
 

@@ -3,6 +3,7 @@
 #include <boost/url/params_view.hpp>
 #include <boost/url/parse_query.hpp>
 
+#include <algorithm>
 #include <limits>
 
 #include "core/ids.hpp"
@@ -23,6 +24,9 @@ Error Problems::to_error() const {
   error.status = any_invalid_ ? 400 : 422;
   error.message = any_invalid_ ? "malformed request" : "missing field";
   error.errors = items_;
+  // The first item names the status's kind: validation problems before missing fields.
+  std::stable_partition(error.errors.begin(), error.errors.end(),
+                        [](const ErrorItem& item) { return item.error_code != "missing_field"; });
   return error;
 }
 

@@ -36,6 +36,18 @@ const std::vector<Migration>& migrations() {
            "CREATE INDEX events_by_time ON events (tenant_id, inserted_at, id)",
        },
        {}},
+      {2,
+       "account_holders",
+       {
+           "CREATE TABLE account_holders (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "external_id TEXT NOT NULL, address TEXT NOT NULL, person TEXT NOT NULL, email TEXT, "
+           "phone_number TEXT, metadata TEXT, state TEXT NOT NULL, state_reason TEXT, "
+           "state_reason_detail TEXT, type TEXT NOT NULL, inserted_at TEXT NOT NULL, "
+           "updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+           "UNIQUE (tenant_id, external_id))",
+           "CREATE INDEX account_holders_by_time ON account_holders (tenant_id, inserted_at, id)",
+       },
+       {}},
   };
   return k_migrations;
 }

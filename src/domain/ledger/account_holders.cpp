@@ -1,0 +1,155 @@
+#include "domain/ledger/account_holders.hpp"
+
+#include <boost/json.hpp>
+
+#include "core/ids.hpp"
+#include "domain/events/events.hpp"
+
+namespace tesoro::ledger {
+namespace {
+
+namespace json = boost::json;
+
+json::value optional_json(const std::optional<std::string>& text) {
+  return text ? json::value(*text) : json::value(nullptr);
+}
+
+std::optional<std::string> optional_text(const json::object& object, std::string_view key) {
+  const json::value* value = object.if_contains(key);
+  if (!value || !value->is_string()) return std::nullopt;
+  return std::string(value->get_string());
+}
+
+std::string text(const json::object& object, std::string_view key) {
+  return optional_text(object, key).value_or("");
+}
+
+// Nested parts are kept as JSON text columns: they are read and written whole.
+std::string encode_address(const Address& a) {
+  return json::serialize(json::object{{"city", a.city},       {"country", a.country},
+                                      {"line_1", a.line_1},   {"line_2", optional_json(a.line_2)},
+                                      {"state", a.state},     {"zip_code", a.zip_code},
+                                      {"extra", optional_json(a.extra)}});
+}
+
+Address decode_address(const std::string& text_json) {
+  json::object o = json::parse(text_json).as_object();
+  return {text(o, "city"),  text(o, "country"),          text(o, "line_1"),
+          text(o, "state"), text(o, "zip_code"),         optional_text(o, "line_2"),
+          optional_text(o, "extra")};
+}
+
+std::string encode_person(const Person& p) {
+  return json::serialize(json::object{{"country_code", p.country_code},
+                                      {"document_number", p.document_number},
+                                      {"document_type", p.document_type},
+                                      {"first_name", p.first_name},
+                                      {"middle_name", optional_json(p.middle_name)},
+                                      {"last_name", p.last_name},
+                                      {"second_last_name", optional_json(p.second_last_name)},
+                                      {"person_type", p.person_type}});
+}
+
+Person decode_person(const std::string& text_json) {
+  json::object o = json::parse(text_json).as_object();
+  return {text(o, "country_code"), text(o, "document_number"), text(o, "document_type"),
+          text(o, "first_name"),   text(o, "last_name"),       text(o, "person_type"),
+          optional_text(o, "middle_name"), optional_text(o, "second_last_name")};
+}
+
+std::string encode_metadata(const Metadata& metadata) {
+  json::object o;
+  for (const auto& [key, value] : metadata) o[key] = value;
+  return json::serialize(o);
+}
+
+Metadata decode_metadata(const std::string& text_json) {
+  Metadata metadata;
+  json::value parsed = json::parse(text_json);
+  for (const auto& entry : parsed.as_object()) {
+    metadata.emplace_back(std::string(entry.key()), std::string(entry.value().as_string()));
+  }
+  return metadata;
+}
+
+constexpr const char* k_columns =
+    "id, external_id, address, person, email, phone_number, metadata, state, state_reason, "
+    "state_reason_detail, type, inserted_at, updated_at";
+
+AccountHolder from_row(const store::Row& row) {
+  AccountHolder holder;
+  holder.id = row.text(0);
+  holder.fields.external_id = row.text(1);
+  holder.fields.address = decode_address(row.text(2));
+  holder.fields.person = decode_person(row.text(3));
+  holder.fields.email = row.optional_text(4);
+  holder.fields.phone_number = row.optional_text(5);
+  if (auto metadata = row.optional_text(6)) holder.fields.metadata = decode_metadata(*metadata);
+  holder.state = row.text(7);
+  holder.state_reason = row.optional_text(8);
+  holder.state_reason_detail = row.optional_text(9);
+  holder.type = row.text(10);
+  holder.inserted_at = row.text(11);
+  holder.updated_at = row.text(12);
+  return holder;
+}
+
+store::Value optional_value(const std::optional<std::string>& text) {
+  if (!text) return nullptr;
+  return *text;
+}
+
+}  // namespace
+
+Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& tenant_id,
+                                            const NewAccountHolder& input, time::Micros now) {
+  AccountHolder holder;
+  holder.id = ids::generate("acch");
+  holder.fields = input;
+  holder.inserted_at = holder.updated_at = time::iso(now);
+  std::int64_t inserted = tx.exec(
+      "INSERT INTO account_holders (tenant_id, id, external_id, address, person, email, "
+      "phone_number, metadata, state, state_reason, state_reason_detail, type, inserted_at, "
+      "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+      "ON CONFLICT (tenant_id, external_id) DO NOTHING",
+      {tenant_id, holder.id, input.external_id, encode_address(input.address),
+       encode_person(input.person), optional_value(input.email),
+       optional_value(input.phone_number),
+       input.metadata ? store::Value(encode_metadata(*input.metadata)) : store::Value(nullptr),
+       holder.state, nullptr, nullptr, holder.type, holder.inserted_at, holder.updated_at});
+  if (inserted == 0) {
+    return errors::make(409, "external_id_already_exists",
+                        "an account holder with this external_id already exists", "external_id");
+  }
+  events::emit(tx, tenant_id, "account_holder.created",
+               json::serialize(json::object{{"account_holder_id", holder.id},
+                                            {"external_id", input.external_id}}));
+  return holder;
+}
+
+Result<AccountHolder> get_account_holder(store::Tx& tx, const std::string& tenant_id,
+                                         const std::string& id) {
+  auto row = tx.query_one(std::string("SELECT ") + k_columns +
+                              " FROM account_holders WHERE tenant_id = ? AND id = ?",
+                          {tenant_id, id});
+  if (!row) return errors::item_not_found("account holder");
+  return from_row(*row);
+}
+
+Result<PageOf<AccountHolder>> list_account_holders(store::Tx& tx, const std::string& tenant_id,
+                                                   std::int64_t offset, std::int64_t limit) {
+  PageOf<AccountHolder> page;
+  page.total_items =
+      tx.query_one("SELECT COUNT(*) FROM account_holders WHERE tenant_id = ?", {tenant_id})
+          ->integer(0);
+  for (const store::Row& row :
+       tx.query(std::string("SELECT ") + k_columns +
+                    " FROM account_holders WHERE tenant_id = ? "
+                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
+                {tenant_id, limit, offset})) {
+    page.items.push_back(from_row(row));
+  }
+  return page;
+}
+
+}  // namespace tesoro::ledger

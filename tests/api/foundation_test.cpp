@@ -1,0 +1,444 @@
+// The foundation as a client sees it: envelope, routing, limits, auth, idempotency, operations.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "harness.hpp"
+
+using harness::Reply;
+using harness::Server;
+namespace json = boost::json;
+
+namespace {
+
+std::string holder_body(const std::string& external_id) {
+  return R"({"address":{"city":"Bogota","country":"CO","line_1":"Calle 1 # 2-3","state":"DC","zip_code":"110111"},)"
+         R"("person":{"country_code":"CO","document_number":"1020304050","document_type":"CC","first_name":"Ana","last_name":"Rojas","person_type":"natural"},)"
+         R"("external_id":")" + external_id + R"("})";
+}
+
+void expect_envelope(const Reply& reply, long status, const std::string& code) {
+  EXPECT_EQ(reply.status, status) << reply.body;
+  json::value body = reply.json();
+  ASSERT_TRUE(body.is_object()) << reply.body;
+  const json::object& envelope = body.as_object();
+  std::string expected_code = std::to_string(status) + " ";
+  EXPECT_EQ(std::string(envelope.at("code").as_string()).substr(0, 4), expected_code);
+  EXPECT_FALSE(envelope.at("message").as_string().empty());
+  EXPECT_EQ(std::string(envelope.at("id").as_string()).substr(0, 4), "log_");
+  const json::array& errors = envelope.at("errors").as_array();
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].at("error_code").as_string(), code) << reply.body;
+  EXPECT_TRUE(errors[0].as_object().contains("message"));
+  EXPECT_TRUE(errors[0].as_object().contains("path"));
+  EXPECT_TRUE(errors[0].as_object().contains("url"));
+}
+
+}  // namespace
+
+TEST(Operations, HealthzAndReadyzAnswer) {
+  Server& server = Server::shared();
+  Reply health = server.get("/healthz");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.json().at("status").as_string(), "ok");
+  EXPECT_FALSE(health.header("x-request-id").empty());
+  Reply ready = server.get("/readyz");
+  EXPECT_EQ(ready.status, 200);
+}
+
+TEST(Operations, MetricsInPrometheusFormat) {
+  Server& server = Server::shared();
+  server.get("/healthz");
+  server.post("/v1/ledger/account_holders", holder_body(harness::new_uuid()), {server.bearer_core()});
+  Reply metrics = server.get("/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.header("content-type").find("text/plain"), std::string::npos);
+  EXPECT_NE(metrics.body.find("tesoro_http_requests_total{route=\"/healthz\",method=\"GET\",status=\"200\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics.body.find("tesoro_http_request_duration_seconds_bucket"), std::string::npos);
+  EXPECT_NE(metrics.body.find("tesoro_store_commit_batch_units_count"), std::string::npos);
+  EXPECT_NE(metrics.body.find("tesoro_store_write_queue_depth"), std::string::npos);
+}
+
+TEST(Operations, ServesOpenApiDescription) {
+  Reply reply = Server::shared().get("/openapi.yaml");
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body.rfind("openapi: 3.1", 0), 0u);
+  EXPECT_NE(reply.body.find("/v1/ledger/account_holders"), std::string::npos);
+  EXPECT_NE(reply.body.find("/api/v1/oauth/token"), std::string::npos);
+}
+
+TEST(Routing, UnknownRouteIs404Envelope) {
+  Server& server = Server::shared();
+  Reply reply = server.get("/v1/nothing/here");
+  expect_envelope(reply, 404, "route_not_found");
+  std::string log_id(reply.json().at("id").as_string());
+  EXPECT_NE(server.log_text().find(log_id), std::string::npos) << "error id not in the log";
+}
+
+TEST(Routing, WrongMethodIs405WithAllow) {
+  Reply reply = Server::shared().send({"DELETE", "/healthz", "", {}});
+  expect_envelope(reply, 405, "method_not_allowed");
+  EXPECT_EQ(reply.header("allow"), "GET");
+}
+
+TEST(Limits, BodyOverOneMebibyteIs413) {
+  Server& server = Server::shared();
+  std::string big(1024 * 1024 + 10, 'a');
+  Reply reply = server.post("/v1/ledger/account_holders", big, {server.bearer_core()});
+  expect_envelope(reply, 413, "payload_too_large");
+  EXPECT_EQ(server.get("/healthz").status, 200);
+}
+
+TEST(Limits, EnormousHeadersAreRefusedWithEnvelope) {
+  Server& server = Server::shared();
+  Reply reply = server.get("/healthz", {"X-Big: " + std::string(64 * 1024, 'b')});
+  expect_envelope(reply, 431, "headers_too_large");
+  EXPECT_EQ(server.get("/healthz").status, 200);
+}
+
+TEST(Limits, MalformedHttpGetsEnvelopeNotCrash) {
+  Server& server = Server::shared();
+  std::string answer = server.raw("GARBAGE\r\n\r\n");
+  EXPECT_NE(answer.find("400"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("validation_error"), std::string::npos) << answer;
+  std::string nul = server.raw(std::string("GET /he\0althz HTTP/1.1\r\nHost: x\r\n\r\n", 37));
+  EXPECT_EQ(nul.find("500"), std::string::npos) << nul;
+  EXPECT_EQ(server.get("/healthz").status, 200);
+}
+
+TEST(Limits, SlowClientDoesNotBlockOthers) {
+  Server& server = Server::shared();
+  // A client that sends half a request and stalls; others are served meanwhile.
+  auto stalled = std::async(std::launch::async, [&] {
+    return server.raw("POST /v1/ledger/account_holders HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{", 1500);
+  });
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(server.get("/healthz").status, 200);
+  stalled.wait();
+}
+
+TEST(Json, BadBodiesAre400WithPath) {
+  Server& server = Server::shared();
+  auto key = server.bearer_core();
+  std::vector<std::string> bodies = {
+      "{", "[]", "nul", "{\"address\":", std::string(200, '[') + std::string(200, ']'),
+      "{\"external_id\":\"\xff\xfe\"}", "{\"external_id\":99999999999999999999999999}",
+      "\"string\"", "{\"a\":1}{"};
+  for (const std::string& body : bodies) {
+    Reply reply = server.post("/v1/ledger/account_holders", body, {key});
+    expect_envelope(reply, 400, "validation_error");
+  }
+}
+
+TEST(Json, AllProblemsListedWithPaths) {
+  Server& server = Server::shared();
+  Reply reply = server.post(
+      "/v1/ledger/account_holders",
+      R"({"address":{"city":5,"country":"CO","line_1":"x","state":"DC","zip_code":"1"},"external_id":"x","surprise":1})",
+      {server.bearer_core()});
+  EXPECT_EQ(reply.status, 400);
+  std::set<std::string> paths;
+  json::value parsed = reply.json();
+  for (const auto& item : parsed.at("errors").as_array()) {
+    paths.insert(std::string(item.at("path").as_string()) + "=" +
+                 std::string(item.at("error_code").as_string()));
+  }
+  EXPECT_TRUE(paths.count("address.city=validation_error"));
+  EXPECT_TRUE(paths.count("surprise=validation_error"));
+  EXPECT_TRUE(paths.count("person=missing_field")) << reply.body;
+}
+
+TEST(Json, OnlyMissingFieldsIs422) {
+  Server& server = Server::shared();
+  Reply reply = server.post("/v1/ledger/account_holders", "{}", {server.bearer_core()});
+  expect_envelope(reply, 422, "missing_field");
+  EXPECT_EQ(reply.json().at("errors").as_array().size(), 3u);
+}
+
+TEST(CoreAuth, MissingMalformedUnknownKeysAre401) {
+  Server& server = Server::shared();
+  expect_envelope(server.get("/v1/ledger/account_holders"), 401, "expired_token");
+  expect_envelope(server.get("/v1/ledger/account_holders", {"Authorization: Basic abc"}), 401,
+                  "expired_token");
+  expect_envelope(server.get("/v1/ledger/account_holders", {"Authorization: Bearer sk_sandbox_nope"}),
+                  401, "expired_token");
+  expect_envelope(server.get("/v1/ledger/account_holders", {"Authorization: Bearer"}), 401,
+                  "expired_token");
+}
+
+TEST(CoreAuth, SecretsNeverLogged) {
+  Server& server = Server::shared();
+  server.get("/v1/ledger/account_holders", {server.bearer_core()});
+  server.get("/v1/ledger/account_holders", {"Authorization: Bearer sk_sandbox_leakcheck123"});
+  std::string log = server.log_text();
+  EXPECT_EQ(log.find(server.api_key()), std::string::npos);
+  EXPECT_EQ(log.find("leakcheck123"), std::string::npos);
+  EXPECT_EQ(log.find(std::string(server.credentials().at("client_secret").as_string())),
+            std::string::npos);
+}
+
+TEST(CoreAuth, ScopesAndRevocation) {
+  Server& server = Server::shared();
+  std::string tenant(server.credentials().at("tenant_id").as_string());
+  int code = 0;
+  json::object read_key = json::parse(server.command({"keys", "create", "--tenant", tenant,
+                                                      "--scopes", "ledger:read", "--json"}, &code))
+                              .as_object();
+  ASSERT_EQ(code, 0);
+  std::string header = "Authorization: Bearer " + std::string(read_key.at("api_key").as_string());
+  EXPECT_EQ(server.get("/v1/ledger/account_holders", {header}).status, 200);
+  expect_envelope(server.post("/v1/ledger/account_holders", holder_body("scoped"), {header}), 403,
+                  "not_authorized");
+  json::object cards_key = json::parse(server.command({"keys", "create", "--tenant", tenant,
+                                                       "--scopes", "cards:admin", "--json"}))
+                               .as_object();
+  expect_envelope(server.get("/v1/ledger/account_holders",
+                             {"Authorization: Bearer " + std::string(cards_key.at("api_key").as_string())}),
+                  403, "not_authorized");
+
+  std::string listed = server.command({"keys", "list", "--tenant", tenant, "--json"});
+  EXPECT_NE(listed.find(std::string(read_key.at("id").as_string())), std::string::npos);
+  EXPECT_EQ(listed.find(std::string(read_key.at("api_key").as_string())), std::string::npos);
+  server.command({"keys", "revoke", "--id", std::string(read_key.at("id").as_string())}, &code);
+  ASSERT_EQ(code, 0);
+  expect_envelope(server.get("/v1/ledger/account_holders", {header}), 401, "expired_token");
+}
+
+TEST(CoreAuth, UnknownScopeRefusedByCli) {
+  Server& server = Server::shared();
+  int code = 0;
+  server.command({"keys", "create", "--tenant", std::string(server.credentials().at("tenant_id").as_string()),
+                  "--scopes", "ledger:super"}, &code);
+  EXPECT_NE(code, 0);
+}
+
+TEST(OAuth, ClientCredentialsJsonAndForm) {
+  Server& server = Server::shared();
+  const auto& c = server.credentials();
+  std::string id(c.at("client_id").as_string()), secret(c.at("client_secret").as_string());
+  Reply json_reply = server.post("/api/v1/oauth/token",
+                                 json::serialize(json::object{{"grant_type", "client_credentials"},
+                                                              {"client_id", id},
+                                                              {"client_secret", secret}}));
+  ASSERT_EQ(json_reply.status, 200) << json_reply.body;
+  json::object token = json_reply.json().as_object();
+  EXPECT_EQ(token.at("token_type").as_string(), "Bearer");
+  EXPECT_EQ(token.at("expires_in").as_int64(), 3600);
+  EXPECT_NE(std::string(token.at("scope").as_string()).find("tenant_accounts:readonly"), std::string::npos);
+  EXPECT_FALSE(token.at("refresh_token").as_string().empty());
+  EXPECT_EQ(json_reply.header("cache-control"), "no-store");
+
+  Reply form = server.post("/api/v1/oauth/token",
+                           "grant_type=client_credentials&client_id=" + id + "&client_secret=" + secret +
+                               "&scope=collections+webhooks",
+                           {"Content-Type: application/x-www-form-urlencoded"});
+  ASSERT_EQ(form.status, 200) << form.body;
+  EXPECT_EQ(form.json().at("scope").as_string(), "collections webhooks");
+
+  Reply refreshed = server.post("/api/v1/oauth/token",
+                                json::serialize(json::object{{"grant_type", "refresh_token"},
+                                                             {"refresh_token", token.at("refresh_token")}}));
+  ASSERT_EQ(refreshed.status, 200) << refreshed.body;
+  EXPECT_NE(refreshed.json().at("access_token"), token.at("access_token"));
+  Reply reused = server.post("/api/v1/oauth/token",
+                             json::serialize(json::object{{"grant_type", "refresh_token"},
+                                                          {"refresh_token", token.at("refresh_token")}}));
+  EXPECT_EQ(reused.status, 400);
+  EXPECT_EQ(reused.json().at("error").as_string(), "invalid_grant");
+}
+
+TEST(OAuth, ErrorsCarryRfc6749Fields) {
+  Server& server = Server::shared();
+  std::string id(server.credentials().at("client_id").as_string());
+  Reply bad_secret = server.post("/api/v1/oauth/token",
+                                 R"({"grant_type":"client_credentials","client_id":")" + id +
+                                     R"(","client_secret":"wrong"})");
+  expect_envelope(bad_secret, 401, "invalid_client");
+  EXPECT_EQ(bad_secret.json().at("error").as_string(), "invalid_client");
+  EXPECT_FALSE(bad_secret.json().at("error_description").as_string().empty());
+
+  Reply grant = server.post("/api/v1/oauth/token", R"({"grant_type":"password"})");
+  expect_envelope(grant, 400, "unsupported_grant_type");
+  EXPECT_EQ(grant.json().at("error").as_string(), "unsupported_grant_type");
+
+  std::string secret(server.credentials().at("client_secret").as_string());
+  Reply scope = server.post("/api/v1/oauth/token",
+                            R"({"grant_type":"client_credentials","client_id":")" + id +
+                                R"(","client_secret":")" + secret + R"(","scope":"root"})");
+  expect_envelope(scope, 400, "invalid_scope");
+  EXPECT_EQ(scope.json().at("error").as_string(), "invalid_scope");
+
+  Reply missing = server.post("/api/v1/oauth/token", "{}");
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(missing.json().at("error").as_string(), "invalid_request");
+}
+
+TEST(OAuth, TokenRejectedOnCoreAndApiKeyRejectedOnParticipant) {
+  Server& server = Server::shared();
+  std::string token = server.access_token();
+  expect_envelope(server.get("/v1/ledger/account_holders", {"Authorization: Bearer " + token}), 401,
+                  "expired_token");
+}
+
+TEST(Idempotency, ReplayIsByteIdenticalAndHasNoNewEffect) {
+  Server& server = Server::shared();
+  std::string key = harness::new_uuid();
+  std::string external_id = "idem-" + harness::new_uuid();
+  std::vector<std::string> headers = {server.bearer_core(), "x-idempotency-key: " + key};
+  Reply first = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  ASSERT_EQ(first.status, 201) << first.body;
+  EXPECT_TRUE(first.header("idempotent-replayed").empty());
+  Reply second = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  EXPECT_EQ(second.status, 201);
+  EXPECT_EQ(second.body, first.body);
+  EXPECT_EQ(second.header("idempotent-replayed"), "true");
+
+  Reply different = server.post("/v1/ledger/account_holders", holder_body("other-" + key), headers);
+  expect_envelope(different, 409, "idempotency_key_reused");
+}
+
+TEST(Idempotency, BusinessErrorsAreStoredValidationErrorsAreNot) {
+  Server& server = Server::shared();
+  std::string external_id = "dup-" + harness::new_uuid();
+  ASSERT_EQ(server.post("/v1/ledger/account_holders", holder_body(external_id), {server.bearer_core()}).status, 201);
+  std::vector<std::string> headers = {server.bearer_core(), "x-idempotency-key: " + harness::new_uuid()};
+  Reply conflict = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  expect_envelope(conflict, 409, "external_id_already_exists");
+  Reply replay = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  EXPECT_EQ(replay.body, conflict.body);
+  EXPECT_EQ(replay.header("idempotent-replayed"), "true");
+
+  std::string key = harness::new_uuid();
+  std::vector<std::string> h2 = {server.bearer_core(), "x-idempotency-key: " + key};
+  Reply invalid = server.post("/v1/ledger/account_holders", "{}", h2);
+  EXPECT_EQ(invalid.status, 422);
+  Reply retried = server.post("/v1/ledger/account_holders", "{}", h2);
+  EXPECT_EQ(retried.status, 422);
+  EXPECT_TRUE(retried.header("idempotent-replayed").empty());
+}
+
+TEST(Idempotency, MalformedKeyIs400) {
+  Server& server = Server::shared();
+  Reply reply = server.post("/v1/ledger/account_holders", holder_body("k"),
+                            {server.bearer_core(), "x-idempotency-key: not-a-uuid"});
+  expect_envelope(reply, 400, "validation_error");
+  EXPECT_EQ(reply.json().at("errors").at(0).at("path").as_string(), "x-idempotency-key");
+  Reply long_key = server.post("/v1/ledger/account_holders", holder_body("k"),
+                               {server.bearer_core(), "x-idempotency-key: " + std::string(300, 'a')});
+  EXPECT_EQ(long_key.status, 400);
+}
+
+TEST(Idempotency, ConcurrentSameKeyHasOneEffect) {
+  Server& server = Server::shared();
+  std::string key = harness::new_uuid();
+  std::string external_id = "race-" + key;
+  std::vector<std::future<Reply>> replies;
+  for (int i = 0; i < 8; ++i) {
+    replies.push_back(std::async(std::launch::async, [&] {
+      return server.post("/v1/ledger/account_holders", holder_body(external_id),
+                         {server.bearer_core(), "x-idempotency-key: " + key});
+    }));
+  }
+  int created = 0, in_use = 0;
+  std::string body;
+  for (auto& future : replies) {
+    Reply reply = future.get();
+    if (reply.status == 201) {
+      if (!body.empty()) {
+        EXPECT_EQ(reply.body, body);
+      }
+      body = reply.body;
+      ++created;
+    } else {
+      EXPECT_EQ(reply.error_code(), "idempotency_key_in_use") << reply.body;
+      ++in_use;
+    }
+  }
+  EXPECT_GE(created, 1);
+  EXPECT_EQ(created + in_use, 8);
+  // One effect: exactly one holder has that external id.
+  Reply list = server.get("/v1/ledger/account_holders?page_size=500", {server.bearer_core()});
+  int matches = 0;
+  json::value listed = list.json();
+  for (const auto& holder : listed.at("account_holders").as_array()) {
+    if (holder.at("external_id").as_string() == external_id) ++matches;
+  }
+  EXPECT_EQ(matches, 1);
+}
+
+TEST(RateLimit, HeadersAnd429WithRetryAfter) {
+  Server server({{"--rate-limit", "2", "--rate-burst", "3"}, true});
+  std::vector<std::string> headers = {server.bearer_core()};
+  Reply first = server.get("/v1/ledger/account_holders", headers);
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.header("ratelimit-limit"), "3");
+  EXPECT_EQ(first.header("ratelimit-remaining"), "2");
+  EXPECT_FALSE(first.header("ratelimit-reset").empty());
+  Reply limited;
+  for (int i = 0; i < 10 && limited.status != 429; ++i) limited = server.get("/v1/ledger/account_holders", headers);
+  expect_envelope(limited, 429, "rate_limit_exceeded");
+  EXPECT_GE(std::stoi(limited.header("retry-after")), 1);
+  EXPECT_EQ(limited.header("ratelimit-remaining"), "0");
+}
+
+TEST(Environment, ProductionRefusesSandboxKeys) {
+  Server server({{"--environment", "production"}});
+  expect_envelope(server.get("/v1/ledger/account_holders", {server.bearer_core()}), 401, "expired_token");
+}
+
+TEST(Durability, AcknowledgedPostSurvivesKill9) {
+  Server server;
+  std::string external_id = "durable-" + harness::new_uuid();
+  Reply created = server.post("/v1/ledger/account_holders", holder_body(external_id), {server.bearer_core()});
+  ASSERT_EQ(created.status, 201);
+  std::string id(created.json().at("id").as_string());
+  server.stop(/*kill_hard=*/true);
+  server.start();
+  Reply found = server.get("/v1/ledger/account_holders/" + id, {server.bearer_core()});
+  EXPECT_EQ(found.status, 200);
+  EXPECT_EQ(found.json().at("external_id").as_string(), external_id);
+}
+
+TEST(Shutdown, SigtermFinishesInFlightAndExitsZero) {
+  Server server;
+  std::vector<std::future<Reply>> replies;
+  for (int i = 0; i < 16; ++i) {
+    replies.push_back(std::async(std::launch::async, [&server, i] {
+      return server.post("/v1/ledger/account_holders", holder_body("shutdown-" + std::to_string(i)),
+                         {server.bearer_core()});
+    }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  int code = server.stop();
+  EXPECT_EQ(code, 0);
+  for (auto& future : replies) {
+    Reply reply = future.get();
+    // Each request was either answered in full or never accepted; never cut halfway.
+    EXPECT_TRUE(reply.status == 201 || reply.status < 0) << reply.status << " " << reply.body;
+  }
+}
+
+TEST(Cli, InitTwiceChangesNothingAndExits1) {
+  Server& server = Server::shared();
+  int code = 0;
+  std::string out = server.command({"init", "--json"}, &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(Cli, TenantCreateIsIsolated) {
+  Server& server = Server::shared();
+  int code = 0;
+  json::object other = json::parse(server.command({"tenant", "create", "--name", "other", "--json"}, &code)).as_object();
+  ASSERT_EQ(code, 0);
+  Reply created = server.post("/v1/ledger/account_holders", holder_body("iso-" + harness::new_uuid()),
+                              {server.bearer_core()});
+  ASSERT_EQ(created.status, 201);
+  std::string id(created.json().at("id").as_string());
+  std::string other_key = "Authorization: Bearer " + std::string(other.at("api_key").as_string());
+  expect_envelope(server.get("/v1/ledger/account_holders/" + id, {other_key}), 404, "item_not_found");
+  EXPECT_EQ(server.get("/v1/ledger/account_holders", {other_key}).json().at("pagination").at("total_items").as_int64(), 0);
+}

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/crypto.hpp"
+#include "core/ids.hpp"
+#include "core/time.hpp"
+#include "domain/idempotency/idempotency.hpp"
+#include "http/router.hpp"
+
+using namespace tesoro;
+
+TEST(Ids, GeneratedIdsMatchThePatternAndDiffer) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    std::string id = ids::generate("acch");
+    EXPECT_TRUE(ids::is_valid(id)) << id;
+    EXPECT_TRUE(ids::has_prefix(id, "acch"));
+    EXPECT_FALSE(ids::has_prefix(id, "acc"));
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(Ids, PatternRejectsMalformed) {
+  EXPECT_TRUE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAAAA"));
+  EXPECT_TRUE(ids::is_valid("abcdefg_AAAAAAAAAAAAAAAAAAAA-_"));
+  EXPECT_FALSE(ids::is_valid("a_AAAAAAAAAAAAAAAAAAAAAA"));
+  EXPECT_FALSE(ids::is_valid("abcdefgh_AAAAAAAAAAAAAAAAAAAAAA"));
+  EXPECT_FALSE(ids::is_valid("Ab_AAAAAAAAAAAAAAAAAAAAAA"));
+  EXPECT_FALSE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAAA"));
+  EXPECT_FALSE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAA.A"));
+  EXPECT_FALSE(ids::is_valid(""));
+}
+
+TEST(Time, IsoRoundTripAndOrdering) {
+  time::Micros at = 1'795'000'000'123'456;
+  std::string text = time::iso(at);
+  EXPECT_EQ(text.size(), 27u);
+  EXPECT_EQ(text.back(), 'Z');
+  EXPECT_EQ(time::parse_iso(text), at);
+  EXPECT_LT(time::iso(at), time::iso(at + 1));
+  EXPECT_EQ(time::parse_iso("2026-11-21T10:00:00+05:00"), time::parse_iso("2026-11-21T05:00:00Z"));
+  EXPECT_FALSE(time::parse_iso("2026-02-30T00:00:00Z"));
+  EXPECT_FALSE(time::parse_iso("2026-11-21 10:00:00Z"));
+  EXPECT_FALSE(time::parse_iso("2026-11-21T10:00:00"));
+  EXPECT_EQ(time::iso_local(at).back(), '6');
+}
+
+TEST(Crypto, KnownVectors) {
+  EXPECT_EQ(crypto::sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(crypto::hmac_sha256_hex("key", "The quick brown fox jumps over the lazy dog"),
+            "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
+  EXPECT_EQ(crypto::base64("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(crypto::base64("fo"), "Zm8=");
+  bool ok = false;
+  EXPECT_EQ(crypto::base64_decode("Zm9vYmE=", ok), "fooba");
+  EXPECT_TRUE(ok);
+  crypto::base64_decode("Zm9v!", ok);
+  EXPECT_FALSE(ok);
+  EXPECT_TRUE(crypto::constant_time_equal("abc", "abc"));
+  EXPECT_FALSE(crypto::constant_time_equal("abc", "abd"));
+  EXPECT_FALSE(crypto::constant_time_equal("abc", "ab"));
+}
+
+TEST(Idempotency, KeyFormat) {
+  EXPECT_TRUE(idempotency::is_valid_key("123e4567-e89b-42d3-a456-426614174000"));
+  EXPECT_TRUE(idempotency::is_valid_key("123E4567-E89B-42D3-A456-426614174000"));
+  EXPECT_FALSE(idempotency::is_valid_key("123e4567e89b42d3a456426614174000"));
+  EXPECT_FALSE(idempotency::is_valid_key("123e4567-e89b-42d3-a456-42661417400g"));
+  EXPECT_FALSE(idempotency::is_valid_key(""));
+  EXPECT_NE(idempotency::fingerprint("POST", "/a", "{}"), idempotency::fingerprint("POST", "/b", "{}"));
+}
+
+TEST(Idempotency, WhatIsStored) {
+  EXPECT_TRUE(idempotency::is_storable(201, ""));
+  EXPECT_TRUE(idempotency::is_storable(409, "external_id_already_exists"));
+  EXPECT_TRUE(idempotency::is_storable(422, "insufficient_funds"));
+  EXPECT_TRUE(idempotency::is_storable(404, "item_not_found"));
+  EXPECT_FALSE(idempotency::is_storable(422, "missing_field"));
+  for (int status : {400, 401, 403, 413, 429, 500, 503}) EXPECT_FALSE(idempotency::is_storable(status, "x"));
+}
+
+TEST(Router, LiteralsBeatCapturesAndMethodsAreChecked) {
+  http::Router router;
+  auto by_id = router.add("GET", "/api/v1/collections/{id}");
+  auto find = router.add("GET", "/api/v1/collections/find_successful_by");
+  router.add("DELETE", "/api/v1/collections/{id}");
+  auto match = router.match("GET", "/api/v1/collections/find_successful_by");
+  EXPECT_EQ(match.outcome, http::RouteMatch::Outcome::found);
+  EXPECT_EQ(match.route_index, find);
+  match = router.match("GET", "/api/v1/collections/bbcol_x");
+  EXPECT_EQ(match.route_index, by_id);
+  ASSERT_EQ(match.params.size(), 1u);
+  EXPECT_EQ(match.params[0].first, "id");
+  EXPECT_EQ(match.params[0].second, "bbcol_x");
+  match = router.match("PATCH", "/api/v1/collections/x");
+  EXPECT_EQ(match.outcome, http::RouteMatch::Outcome::method_not_allowed);
+  EXPECT_EQ(match.allow, "GET, DELETE");
+  EXPECT_EQ(router.match("GET", "/api/v1/collections").outcome, http::RouteMatch::Outcome::not_found);
+  EXPECT_EQ(router.match("GET", "/api/v1/collections/a/b").outcome, http::RouteMatch::Outcome::not_found);
+}
