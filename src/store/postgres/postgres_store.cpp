@@ -1,0 +1,293 @@
+#include "store/postgres/postgres_store.hpp"
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/limits.hpp"
+#include "core/log.hpp"
+#include "core/metrics.hpp"
+
+namespace tesoro::store {
+namespace {
+
+constexpr int k_retries_max = 5;  // serialization failures and deadlocks, per unit
+constexpr int k_pool_wait_ms = 5'000;
+
+// SQLSTATE classes that mean "try again later" rather than "our SQL is wrong".
+bool is_unavailable_state(const std::string& state) {
+  return state.rfind("08", 0) == 0 ||   // connection exception
+         state.rfind("53", 0) == 0 ||   // insufficient resources
+         state.rfind("57P", 0) == 0 ||  // operator intervention (shutdown, crash)
+         state == "55P03";              // lock not available
+}
+
+bool is_retryable_state(const std::string& state) {
+  return state == "40001" || state == "40P01";  // serialization failure, deadlock
+}
+
+class PgError : public StoreError {
+ public:
+  PgError(const std::string& what, std::string state, bool unavailable)
+      : StoreError(what, unavailable), state_(std::move(state)) {}
+  const std::string& state() const { return state_; }
+
+ private:
+  std::string state_;
+};
+
+class Connection {
+ public:
+  explicit Connection(const std::string& url) : url_(url) {}
+  ~Connection() {
+    if (conn_) PQfinish(conn_);
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Opens or re-opens the connection when it is not usable.
+  void ensure_open() {
+    if (conn_ && PQstatus(conn_) == CONNECTION_OK) return;
+    if (conn_) PQfinish(conn_);
+    statements_.clear();
+    conn_ = PQconnectdb(url_.c_str());
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      std::string message = PQerrorMessage(conn_);
+      PQfinish(conn_);
+      conn_ = nullptr;
+      throw PgError("cannot connect to PostgreSQL: " + message, "08006", true);
+    }
+    PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  }
+
+  void exec_plain(const char* sql) {
+    PGresult* result = PQexec(conn_, sql);
+    check(result, sql);
+    PQclear(result);
+  }
+
+  std::int64_t run(std::string_view sql, const Params& params, Rows* rows) {
+    const std::string& name = prepare(sql);
+    std::vector<std::string> texts(params.size());
+    std::vector<const char*> values(params.size(), nullptr);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (auto* number = std::get_if<std::int64_t>(&params[i])) {
+        texts[i] = std::to_string(*number);
+        values[i] = texts[i].c_str();
+      } else if (auto* text = std::get_if<std::string>(&params[i])) {
+        values[i] = text->c_str();
+      }
+    }
+    PGresult* result = PQexecPrepared(conn_, name.c_str(), static_cast<int>(params.size()),
+                                      values.data(), nullptr, nullptr, 0);
+    check(result, sql);
+    if (rows) {
+      int row_count = PQntuples(result);
+      int columns = PQnfields(result);
+      rows->reserve(static_cast<std::size_t>(row_count));
+      for (int r = 0; r < row_count; ++r) {
+        std::vector<Value> row;
+        row.reserve(static_cast<std::size_t>(columns));
+        for (int c = 0; c < columns; ++c) {
+          if (PQgetisnull(result, r, c)) row.emplace_back(nullptr);
+          else row.emplace_back(std::string(PQgetvalue(result, r, c),
+                                            static_cast<std::size_t>(PQgetlength(result, r, c))));
+        }
+        rows->emplace_back(std::move(row));
+      }
+    }
+    const char* affected = PQcmdTuples(result);
+    std::int64_t changed = (affected && *affected) ? std::stoll(affected) : 0;
+    PQclear(result);
+    return changed;
+  }
+
+  bool broken() const { return !conn_ || PQstatus(conn_) != CONNECTION_OK; }
+
+ private:
+  const std::string& prepare(std::string_view sql) {
+    auto found = statements_.find(std::string(sql));
+    if (found != statements_.end()) return found->second;
+    std::string name = "s" + std::to_string(statements_.size());
+    std::string translated = translate_placeholders(sql);
+    PGresult* result = PQprepare(conn_, name.c_str(), translated.c_str(), 0, nullptr);
+    check(result, sql);
+    PQclear(result);
+    return statements_.emplace(std::string(sql), name).first->second;
+  }
+
+  void check(PGresult* result, std::string_view sql) {
+    ExecStatusType status = PQresultStatus(result);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+    const char* state_field = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+    std::string state = state_field ? state_field : (broken() ? "08006" : "XX000");
+    std::string message = PQerrorMessage(conn_);
+    PQclear(result);
+    throw PgError(message + " in: " + std::string(sql), state,
+                  is_unavailable_state(state) || broken());
+  }
+
+  std::string url_;
+  PGconn* conn_ = nullptr;
+  std::unordered_map<std::string, std::string> statements_;
+};
+
+class PgTx final : public Tx {
+ public:
+  explicit PgTx(Connection& connection) : connection_(connection) {}
+  Rows query(std::string_view sql, const Params& params) override {
+    Rows rows;
+    connection_.run(sql, params, &rows);
+    return rows;
+  }
+  std::int64_t exec(std::string_view sql, const Params& params) override {
+    return connection_.run(sql, params, nullptr);
+  }
+  Engine engine() const override { return Engine::postgres; }
+
+ private:
+  Connection& connection_;
+};
+
+class PostgresStore final : public Store {
+ public:
+  explicit PostgresStore(const Options& options)
+      : url_(options.database_url), pool_size_(std::max(1, options.pool_size)) {
+    // Fail at start-up when the database cannot be reached at all.
+    auto connection = acquire();
+    release(std::move(connection));
+  }
+
+  Engine engine() const override { return Engine::postgres; }
+
+  bool ping() override {
+    try {
+      run_read([](Tx& tx) { tx.query("SELECT 1"); });
+      return true;
+    } catch (const StoreError&) {
+      return false;
+    }
+  }
+
+ protected:
+  void run_read(const std::function<void(Tx&)>& fn) override {
+    with_connection([&](Connection& connection) {
+      connection.exec_plain("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      PgTx tx(connection);
+      fn(tx);
+      connection.exec_plain("COMMIT");
+    });
+  }
+
+  void run_write(const std::function<bool(Tx&)>& fn) override {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        with_connection([&](Connection& connection) {
+          connection.exec_plain("BEGIN");
+          PgTx tx(connection);
+          bool keep = fn(tx);
+          connection.exec_plain(keep ? "COMMIT" : "ROLLBACK");
+        });
+        return;
+      } catch (const PgError& failure) {
+        if (!is_retryable_state(failure.state()) || attempt >= k_retries_max) throw;
+        log::write(log::Level::info, "store.retry",
+                   {{"state", failure.state()}, {"attempt", std::to_string(attempt)}});
+        std::this_thread::sleep_for(std::chrono::milliseconds(2 * attempt));
+      }
+    }
+  }
+
+ private:
+  template <class F>
+  void with_connection(F&& body) {
+    auto connection = acquire();
+    try {
+      connection->ensure_open();
+      body(*connection);
+    } catch (...) {
+      if (!connection->broken()) {
+        try {
+          connection->exec_plain("ROLLBACK");
+        } catch (const StoreError&) {  // nothing more to undo
+        }
+      }
+      release(std::move(connection));
+      throw;
+    }
+    release(std::move(connection));
+  }
+
+  std::unique_ptr<Connection> acquire() {
+    std::unique_lock lock(mutex_);
+    bool ready = available_.wait_for(lock, std::chrono::milliseconds(k_pool_wait_ms), [&] {
+      return !idle_.empty() || opened_ < pool_size_;
+    });
+    if (!ready) throw PgError("connection pool exhausted", "53300", true);
+    if (!idle_.empty()) {
+      auto connection = std::move(idle_.back());
+      idle_.pop_back();
+      return connection;
+    }
+    ++opened_;
+    lock.unlock();
+    auto connection = std::make_unique<Connection>(url_);
+    try {
+      connection->ensure_open();
+    } catch (...) {
+      release(std::move(connection));  // keep the slot: it reconnects on next use
+      throw;
+    }
+    return connection;
+  }
+
+  void release(std::unique_ptr<Connection> connection) {
+    {
+      std::lock_guard lock(mutex_);
+      idle_.push_back(std::move(connection));
+    }
+    available_.notify_one();
+  }
+
+  std::string url_;
+  int pool_size_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  int opened_ = 0;
+};
+
+}  // namespace
+
+std::string translate_placeholders(std::string_view sql) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int index = 0;
+  char quote = 0;
+  for (char c : sql) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      out += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      out += c;
+    } else if (c == '?') {
+      out += '$' + std::to_string(++index);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Store> open_postgres(const Options& options) {
+  return std::make_unique<PostgresStore>(options);
+}
+
+}  // namespace tesoro::store
