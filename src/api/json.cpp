@@ -43,7 +43,8 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
   envelope["errors"] = std::move(items);
   for (const auto& [key, value] : error.extra_fields) envelope[key] = value;
 
-  log::write(error.status >= 500 ? log::Level::error : log::Level::info, "request.error",
+  // warn, not info: every error id must reach the log at the default and the benchmark levels.
+  log::write(error.status >= 500 ? log::Level::error : log::Level::warn, "request.error",
              {{"log_id", log_id},
               {"request_id", std::string(scope.request_id)},
               {"method", std::string(scope.method)},

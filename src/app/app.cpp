@@ -179,7 +179,8 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
   const std::string* key = context.request.header("x-idempotency-key");
   if (denied) {
     response = context.error(*denied);
-  } else if (key && is_mutating(context.request.method) && !idempotency::is_valid_key(*key)) {
+  } else if (key && is_mutating(context.request.method) && route.auth != api::AuthKind::none &&
+             !idempotency::is_valid_key(*key)) {
     response = context.error(errors::validation("must be a UUID such as "
                                                 "123e4567-e89b-42d3-a456-426614174000",
                                                 "x-idempotency-key"));

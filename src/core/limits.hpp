@@ -8,8 +8,9 @@ namespace tesoro::limits {
 // HTTP
 inline constexpr std::size_t k_body_max_bytes = 1024 * 1024;  // 413 above this
 inline constexpr std::size_t k_header_max_bytes = 16 * 1024;  // whole header block
-inline constexpr int k_read_timeout_ms = 10'000;               // per request read, slow clients
-inline constexpr int k_idle_timeout_ms = 30'000;               // keep-alive wait between requests
+// One deadline per request, from the wait for its first byte to its last: it bounds both idle
+// keep-alive connections and slow clients.
+inline constexpr int k_read_timeout_ms = 10'000;
 inline constexpr int k_write_timeout_ms = 10'000;
 inline constexpr int k_connections_max = 4096;
 inline constexpr int k_shutdown_grace_ms = 15'000;  // in-flight requests get this long on SIGTERM

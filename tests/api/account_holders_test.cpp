@@ -35,7 +35,7 @@ TEST(AccountHolders, CreateReturnsTheRecord) {
   json::object body = valid_holder("ah-" + harness::new_uuid());
   body["email"] = "ana@example.co";
   body["phone_number"] = "+573001234567";
-  body["metadata"] = json::object{{"segment", "gold"}, {"score", 7}, {"vip", true}};
+  body["metadata"] = json::object{{"segment", "gold"}, {"score", 7}, {"vip", true}, {"rate", 1.5}};
   Reply reply = create(body);
   ASSERT_EQ(reply.status, 201) << reply.body;
   json::object holder = reply.json().as_object();
@@ -48,6 +48,7 @@ TEST(AccountHolders, CreateReturnsTheRecord) {
   EXPECT_EQ(holder.at("metadata").at("score").as_string(), "7");
   EXPECT_EQ(holder.at("metadata").at("vip").as_string(), "true");
   EXPECT_EQ(holder.at("metadata").at("segment").as_string(), "gold");
+  EXPECT_EQ(holder.at("metadata").at("rate").as_string(), "1.5");
   EXPECT_EQ(holder.at("address").at("city").as_string(), "Bogota");
   EXPECT_TRUE(holder.at("address").as_object().contains("line_2"));
   EXPECT_EQ(holder.at("person").at("document_type").as_string(), "CC");

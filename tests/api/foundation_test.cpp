@@ -276,6 +276,23 @@ TEST(OAuth, ErrorsCarryRfc6749Fields) {
   EXPECT_EQ(missing.json().at("error").as_string(), "invalid_request");
 }
 
+TEST(OAuth, TokenEndpointIgnoresIdempotencyKeys) {
+  Server& server = Server::shared();
+  const auto& c = server.credentials();
+  std::string body = json::serialize(json::object{{"grant_type", "client_credentials"},
+                                                  {"client_id", c.at("client_id")},
+                                                  {"client_secret", c.at("client_secret")}});
+  Reply odd_key = server.post("/api/v1/oauth/token", body, {"x-idempotency-key: not-a-uuid"});
+  EXPECT_EQ(odd_key.status, 200) << odd_key.body;
+  std::string key = "x-idempotency-key: " + harness::new_uuid();
+  Reply first = server.post("/api/v1/oauth/token", body, {key});
+  Reply second = server.post("/api/v1/oauth/token", body, {key});
+  EXPECT_EQ(second.status, 200);
+  // Tokens are never stored as idempotency records: each call mints a new one.
+  EXPECT_NE(first.json().at("access_token"), second.json().at("access_token"));
+  EXPECT_TRUE(second.header("idempotent-replayed").empty());
+}
+
 TEST(OAuth, TokenRejectedOnCoreAndApiKeyRejectedOnParticipant) {
   Server& server = Server::shared();
   std::string token = server.access_token();

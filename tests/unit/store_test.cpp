@@ -1,34 +1,20 @@
-// The storage seam on a real SQLite file: atomic units, rollback on error, group commit.
+// The storage seam on both real engines: atomic units, rollback on error, group commit, jobs
+// claimed once across nodes, and both engines ending at the same schema.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
+#include <set>
 #include <thread>
 
 #include "domain/idempotency/idempotency.hpp"
-#include "store/store.hpp"
+#include "domain/jobs/jobs.hpp"
+#include "store/postgres/postgres_store.hpp"
+#include "test_stores.hpp"
 
 using namespace tesoro;
+using test_stores::TempStore;
 
 namespace {
-
-struct TempStore {
-  std::string dir;
-  std::unique_ptr<store::Store> store;
-  TempStore() {
-    char pattern[] = "/tmp/tesoro-unit-XXXXXX";
-    dir = ::mkdtemp(pattern);
-    store::Options options;
-    options.data_dir = dir;
-    store = store::open(options);
-    store::migrate(*store);
-  }
-  ~TempStore() {
-    store.reset();
-    std::filesystem::remove_all(dir);
-  }
-};
 
 std::int64_t count_events(store::Store& s) {
   return s.read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
@@ -36,34 +22,42 @@ std::int64_t count_events(store::Store& s) {
           }).value();
 }
 
+class StoreTest : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
+      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
+    }
+    temp = std::make_unique<TempStore>(GetParam());
+  }
+  std::unique_ptr<TempStore> temp;
+};
+
 }  // namespace
 
-TEST(Store, MigrationsAreIdempotent) {
-  TempStore t;
-  int version = store::migrate(*t.store);
-  EXPECT_GE(version, 2);
-  EXPECT_EQ(store::migrate(*t.store), version);
-  EXPECT_FALSE(store::is_initialised(*t.store));
+TEST_P(StoreTest, MigrationsAreIdempotent) {
+  int version = store::migrate(*temp->store);
+  EXPECT_GE(version, 3);
+  EXPECT_EQ(store::migrate(*temp->store), version);
+  EXPECT_FALSE(store::is_initialised(*temp->store));
 }
 
-TEST(Store, ErrorRollsBackTheWholeUnit) {
-  TempStore t;
-  auto result = t.store->write<int>([](store::Tx& tx) -> Result<int> {
+TEST_P(StoreTest, ErrorRollsBackTheWholeUnit) {
+  auto result = temp->store->write<int>([](store::Tx& tx) -> Result<int> {
     tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'e1', 'x', '{}', 'now')");
     return errors::make(422, "insufficient_funds", "no");
   });
   EXPECT_FALSE(result.ok());
-  EXPECT_EQ(count_events(*t.store), 0);
+  EXPECT_EQ(count_events(*temp->store), 0);
 }
 
-TEST(Store, ExceptionRollsBackOnlyItsUnit) {
-  TempStore t;
+TEST_P(StoreTest, ExceptionRollsBackOnlyItsUnit) {
   std::atomic<int> thrown{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 40; ++i) {
     threads.emplace_back([&, i] {
       try {
-        static_cast<void>(t.store->write<int>([i](store::Tx& tx) -> Result<int> {
+        static_cast<void>(temp->store->write<int>([i](store::Tx& tx) -> Result<int> {
           tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', ?, 'x', '{}', 'now')",
                   {std::string("e") + std::to_string(i)});
           if (i % 4 == 0) tx.exec("INSERT INTO no_such_table VALUES (1)");
@@ -76,12 +70,11 @@ TEST(Store, ExceptionRollsBackOnlyItsUnit) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(thrown.load(), 10);
-  EXPECT_EQ(count_events(*t.store), 30);
+  EXPECT_EQ(count_events(*temp->store), 30);
 }
 
-TEST(Store, NestedSavepointKeepsOuterWork) {
-  TempStore t;
-  auto result = t.store->write<int>([](store::Tx& tx) -> Result<int> {
+TEST_P(StoreTest, NestedSavepointKeepsOuterWork) {
+  auto result = temp->store->write<int>([](store::Tx& tx) -> Result<int> {
     tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'outer', 'x', '{}', 'now')");
     auto inner = tx.nested<int>([](store::Tx& inner_tx) -> Result<int> {
       inner_tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'inner', 'x', '{}', 'now')");
@@ -91,27 +84,141 @@ TEST(Store, NestedSavepointKeepsOuterWork) {
     return 1;
   });
   EXPECT_TRUE(result.ok());
-  EXPECT_EQ(count_events(*t.store), 1);
+  EXPECT_EQ(count_events(*temp->store), 1);
 }
 
-TEST(Store, IdempotencyRecordIsFirstWriterWins) {
-  TempStore t;
+TEST_P(StoreTest, IdempotencyRecordIsFirstWriterWins) {
   auto now = time::now_micros();
   auto write = [&](const std::string& body) {
-    return t.store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
       return idempotency::record(tx, "t", "k", "hash", {201, "application/json", body}, now);
     }).value();
   };
   EXPECT_TRUE(write("first"));
   EXPECT_FALSE(write("second"));
-  auto found = t.store->read<std::optional<idempotency::Found>>([&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
-    return idempotency::find(tx, "t", "k", "hash", now);
-  }).value();
+  auto found = temp->store->read<std::optional<idempotency::Found>>(
+      [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+        return idempotency::find(tx, "t", "k", "hash", now);
+      }).value();
   ASSERT_TRUE(found);
   EXPECT_TRUE(found->same_request);
   EXPECT_EQ(found->response.body, "first");
-  auto expired = t.store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+  auto expired = temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
     return idempotency::sweep_expired(tx, now + 25LL * 3600 * time::k_micros_per_second);
   }).value();
   EXPECT_EQ(expired, 1);
+}
+
+TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {
+  constexpr int k_jobs = 200;
+  time::Micros now = time::now_micros();
+  static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    for (int i = 0; i < k_jobs; ++i) jobs::enqueue(tx, "t", "deliver", std::to_string(i), now);
+    return 0;
+  }));
+  auto other_node = temp->open_again();
+  std::mutex mutex;
+  std::multiset<std::string> claimed;
+  auto worker = [&](store::Store& node, const std::string& name) {
+    while (true) {
+      auto batch = node.write<std::vector<jobs::Job>>([&](store::Tx& tx) -> Result<std::vector<jobs::Job>> {
+        auto got = jobs::claim(tx, "deliver", name, 7, time::now_micros(), 60 * time::k_micros_per_second);
+        for (const auto& job : got) jobs::complete(tx, job);
+        return got;
+      }).value();
+      if (batch.empty()) return;
+      std::lock_guard lock(mutex);
+      for (const auto& job : batch) claimed.insert(job.payload);
+    }
+  };
+  std::thread a(worker, std::ref(*temp->store), "node-a");
+  std::thread b(worker, std::ref(*other_node), "node-b");
+  a.join();
+  b.join();
+  EXPECT_EQ(claimed.size(), static_cast<std::size_t>(k_jobs));
+  EXPECT_EQ(std::set<std::string>(claimed.begin(), claimed.end()).size(), static_cast<std::size_t>(k_jobs));
+}
+
+TEST_P(StoreTest, ExpiredLeaseMakesAJobClaimableAgain) {
+  time::Micros now = time::now_micros();
+  static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    jobs::enqueue(tx, "t", "sweep", "x", now);
+    return 0;
+  }));
+  auto claim_at = [&](time::Micros at) {
+    return temp->store->write<std::vector<jobs::Job>>([&](store::Tx& tx) -> Result<std::vector<jobs::Job>> {
+      return jobs::claim(tx, "sweep", "w", 10, at, 1000);
+    }).value();
+  };
+  EXPECT_EQ(claim_at(now).size(), 1u);
+  EXPECT_EQ(claim_at(now + 10).size(), 0u);     // leased
+  auto again = claim_at(now + 5000);            // lease over: the worker died
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempts, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, StoreTest,
+                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
+                         [](const auto& info) {
+                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
+                         });
+
+namespace {
+
+using Schema = std::set<std::string>;
+
+Schema schema_of(store::Store& s) {
+  return s.read<Schema>([](store::Tx& tx) -> Result<Schema> {
+            Schema out;
+            bool pg = tx.engine() == store::Engine::postgres;
+            for (const auto& row : tx.query(
+                     pg ? "SELECT table_name, column_name FROM information_schema.columns "
+                          "WHERE table_schema = 'public'"
+                        : "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p "
+                          "WHERE m.type = 'table'")) {
+              out.insert("column " + row.text(0) + "." + row.text(1));
+            }
+            for (const auto& row : tx.query(
+                     pg ? "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND "
+                          "indexname NOT LIKE '%\\_pkey' AND indexname NOT LIKE '%\\_key'"
+                        : "SELECT name FROM sqlite_master WHERE type = 'index' AND "
+                          "name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")) {
+              out.insert("index " + row.text(0));
+            }
+            return out;
+          }).value();
+}
+
+}  // namespace
+
+TEST(Schema, BothEnginesEndAtTheSameSchema) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore sqlite(store::Engine::sqlite);
+  TempStore postgres(store::Engine::postgres);
+  EXPECT_EQ(schema_of(*sqlite.store), schema_of(*postgres.store));
+}
+
+TEST(Schema, TenantDataKeysIncludeTenantId) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore postgres(store::Engine::postgres);
+  // Global by design: the tenant list, the schema version, and credential lookups by secret.
+  const std::set<std::string> global = {"tenants", "schema_migrations"};
+  auto violations = postgres.store->read<std::vector<std::string>>([&](store::Tx& tx) -> Result<std::vector<std::string>> {
+    std::vector<std::string> out;
+    for (const auto& row : tx.query(
+             "SELECT tc.table_name, tc.constraint_name, "
+             "SUM(CASE WHEN k.column_name = 'tenant_id' THEN 1 ELSE 0 END) "
+             "FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k "
+             "ON k.constraint_name = tc.constraint_name AND k.table_name = tc.table_name "
+             "WHERE tc.table_schema = 'public' AND tc.constraint_type IN ('PRIMARY KEY', 'UNIQUE') "
+             "GROUP BY tc.table_name, tc.constraint_name")) {
+      if (!global.count(row.text(0)) && row.integer(2) == 0) out.push_back(row.text(0) + "." + row.text(1));
+    }
+    return out;
+  }).value();
+  EXPECT_TRUE(violations.empty()) << ::testing::PrintToString(violations);
+}
+
+TEST(Postgres, PlaceholdersSkipQuotedText) {
+  EXPECT_EQ(store::translate_placeholders("SELECT ? , '?' , \"a?\" , ?"), "SELECT $1 , '?' , \"a?\" , $2");
 }

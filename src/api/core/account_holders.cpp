@@ -1,4 +1,7 @@
 // POST /v1/ledger/account_holders, GET /v1/ledger/account_holders[/{id}].
+#include <cstdio>
+#include <cstdlib>
+
 #include "api/context.hpp"
 #include "api/validation.hpp"
 #include "core/ids.hpp"
@@ -92,6 +95,16 @@ ledger::Person read_person(const json::object& object, Problems& problems) {
   return person;
 }
 
+// The shortest decimal text that reads back as the same double: 1.5 stays "1.5", not "1.5E0".
+std::string shortest_decimal(double value) {
+  char buffer[32];
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
 // A flat object of at most 50 keys; scalar values are kept as their text.
 std::optional<ledger::Metadata> read_metadata(ObjectReader& body, Problems& problems) {
   const json::object* object = body.object("metadata", Need::optional);
@@ -106,7 +119,8 @@ std::optional<ledger::Metadata> read_metadata(ObjectReader& body, Problems& prob
     const json::value& value = entry.value();
     std::string text;
     if (value.is_string()) text = std::string(value.get_string());
-    else if (value.is_int64() || value.is_uint64() || value.is_double() || value.is_bool()) {
+    else if (value.is_double()) text = shortest_decimal(value.get_double());
+    else if (value.is_int64() || value.is_uint64() || value.is_bool()) {
       text = json::serialize(value);
     } else {
       problems.invalid(path, "must be a string, number or boolean (metadata is flat)");

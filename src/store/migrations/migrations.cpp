@@ -48,6 +48,16 @@ const std::vector<Migration>& migrations() {
            "CREATE INDEX account_holders_by_time ON account_holders (tenant_id, inserted_at, id)",
        },
        {}},
+      {3,
+       "jobs",
+       {
+           "CREATE TABLE jobs (tenant_id TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, "
+           "payload TEXT NOT NULL, run_at BIGINT NOT NULL, attempts INTEGER NOT NULL, "
+           "claimed_by TEXT, lease_until BIGINT, inserted_at TEXT NOT NULL, "
+           "PRIMARY KEY (tenant_id, id))",
+           "CREATE INDEX jobs_due ON jobs (kind, run_at)",
+       },
+       {}},
   };
   return k_migrations;
 }

@@ -1,0 +1,57 @@
+#pragma once
+// Real stores for unit tests: SQLite in a temp folder, and PostgreSQL in a fresh database when
+// TESORO_TEST_DATABASE_URL is set (scripts/postgres-temp sets it). No mocks of our own DB.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "store/store.hpp"
+
+namespace store = tesoro::store;
+
+namespace test_stores {
+
+inline bool postgres_available() {
+  const char* url = std::getenv("TESORO_TEST_DATABASE_URL");
+  return url && *url;
+}
+
+// Creates an empty database next to the test server's default one and returns its URL.
+inline std::string fresh_postgres_url() {
+  std::string base = std::getenv("TESORO_TEST_DATABASE_URL");
+  static std::mt19937_64 random{std::random_device{}()};
+  std::string name = "tesoro_unit_" + std::to_string(random() % 1000000000ULL);
+  std::string command = "psql '" + base + "' -qAtc 'CREATE DATABASE " + name + "' >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("cannot create " + name);
+  return base.substr(0, base.rfind('/') + 1) + name;
+}
+
+struct TempStore {
+  store::Engine engine;
+  std::string dir;
+  store::Options options;
+  std::unique_ptr<tesoro::store::Store> store;
+
+  explicit TempStore(tesoro::store::Engine which) : engine(which) {
+    char pattern[] = "/tmp/tesoro-unit-XXXXXX";
+    dir = ::mkdtemp(pattern);
+    options.data_dir = dir;
+    if (engine == tesoro::store::Engine::postgres) options.database_url = fresh_postgres_url();
+    store = tesoro::store::open(options);
+    tesoro::store::migrate(*store);
+  }
+  // Another handle on the same database (another node, as far as the database can tell).
+  std::unique_ptr<tesoro::store::Store> open_again() const { return tesoro::store::open(options); }
+  ~TempStore() {
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+};
+
+}  // namespace test_stores
+
