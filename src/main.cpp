@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "core/limits.hpp"
 #include "store/store.hpp"
 
 namespace {
@@ -97,6 +98,10 @@ int main(int argc, char** argv) {
   serve->add_option("--io-threads", config.io_threads, "socket threads")
       ->envname("TESORO_IO_THREADS")
       ->check(CLI::Range(1, 64));
+  serve->add_option("--commit-batch-max", config.commit_batch_max,
+                    "SQLite write units per group commit (1 turns group commit off)")
+      ->envname("TESORO_COMMIT_BATCH_MAX")
+      ->check(CLI::Range(1, static_cast<int>(tesoro::limits::k_commit_batch_max)));
   serve->add_option("--log-level", config.log_level, "debug, info, warn or error")
       ->envname("TESORO_LOG_LEVEL");
   serve->callback([&] { exit_code = command_serve(config); });

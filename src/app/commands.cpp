@@ -16,10 +16,11 @@ namespace {
 
 namespace json = boost::json;
 
-std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags) {
+std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags, int commit_batch_max = 0) {
   store::Options options;
   options.data_dir = flags.data_dir;
   options.database_url = flags.database_url;
+  if (commit_batch_max > 0) options.commit_batch_max = static_cast<std::size_t>(commit_batch_max);
   auto store = store::open(options);
   store::migrate(*store);
   return store;
@@ -193,7 +194,7 @@ int command_serve(const Config& config) {
   options.workers = std::clamp(config.workers, 1, limits::k_workers_max);
   options.io_threads = std::max(1, config.io_threads);
 
-  auto store = open_migrated({config.data_dir, config.database_url});
+  auto store = open_migrated({config.data_dir, config.database_url}, config.commit_batch_max);
   if (!store::is_initialised(*store)) {
     return fail("the database has no tenant yet: run `tesoro init` first");
   }

@@ -15,6 +15,7 @@ struct Config {
   double rate_burst = -1;
   int workers = limits::k_workers_default;
   int io_threads = 2;
+  int commit_batch_max = static_cast<int>(limits::k_commit_batch_max);  // 1: no group commit
   std::string log_level = "info";
 
   bool is_sandbox() const { return environment == "sandbox"; }

@@ -23,6 +23,8 @@ inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for t
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
 inline constexpr int k_read_connections_max = 64;
 inline constexpr int k_busy_timeout_ms = 5'000;
+inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file
+inline constexpr std::int64_t k_wal_restart_frames = 4096;  // 16 MiB of 4 KiB pages
 
 // Identifiers and keys
 inline constexpr std::size_t k_id_random_chars = 22;

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "core/result.hpp"
 
 namespace tesoro::store {
@@ -120,8 +121,11 @@ Result<T> Tx::nested(F&& fn) {
 struct Options {
   std::string data_dir;      // SQLite: the folder holding tesoro.db
   std::string database_url;  // PostgreSQL: postgres://... (takes precedence when set)
-  int read_connections = 8;
-  int pool_size = 16;
+  int read_connections = 64;  // at most; one per concurrent reader, kept open with its statements
+  int pool_size = 16;         // PostgreSQL connections per node
+  // SQLite: most write units per group commit. 1 turns group commit off (one fsync per unit),
+  // which only the benchmark wants, to show what group commit buys.
+  std::size_t commit_batch_max = limits::k_commit_batch_max;
 };
 
 // Opens the engine named by options. Throws StoreError when it cannot.

@@ -96,6 +96,14 @@ TEST_P(StoreTest, IdempotencyRecordIsFirstWriterWins) {
   };
   EXPECT_TRUE(write("first"));
   EXPECT_FALSE(write("second"));
+  // An expired record is taken over by a new use of its key.
+  auto later = now + 25LL * 3600 * time::k_micros_per_second;
+  EXPECT_TRUE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return idempotency::record(tx, "t", "old", "hash", {201, "application/json", "a"}, now);
+  }).value());
+  EXPECT_TRUE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return idempotency::record(tx, "t", "old", "other", {201, "application/json", "b"}, later);
+  }).value());
   auto found = temp->store->read<std::optional<idempotency::Found>>(
       [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
         return idempotency::find(tx, "t", "k", "hash", now);
@@ -106,7 +114,7 @@ TEST_P(StoreTest, IdempotencyRecordIsFirstWriterWins) {
   auto expired = temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
     return idempotency::sweep_expired(tx, now + 25LL * 3600 * time::k_micros_per_second);
   }).value();
-  EXPECT_EQ(expired, 1);
+  EXPECT_EQ(expired, 1);  // "k" expired; "old" was renewed at `later`
 }
 
 TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {

@@ -38,17 +38,20 @@ std::optional<Found> find(store::Tx& tx, std::string_view tenant_id, std::string
 
 bool record(store::Tx& tx, std::string_view tenant_id, std::string_view key,
             std::string_view request_hash, const StoredResponse& response, time::Micros now) {
-  // An expired record that the sweeper has not removed yet must not block a new use of the key.
-  tx.exec("DELETE FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ? "
-          "AND expires_at <= ?",
-          {std::string(tenant_id), std::string(key), now});
+  // One statement: a new key inserts; an expired record the sweeper has not removed yet is
+  // taken over; a live one is left alone and reported (0 rows changed).
   return tx.exec(
              "INSERT INTO idempotency_keys (tenant_id, idempotency_key, request_hash, status, "
              "content_type, body, inserted_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-             "ON CONFLICT (tenant_id, idempotency_key) DO NOTHING",
+             "ON CONFLICT (tenant_id, idempotency_key) DO UPDATE SET "
+             "request_hash = excluded.request_hash, status = excluded.status, "
+             "content_type = excluded.content_type, body = excluded.body, "
+             "inserted_at = excluded.inserted_at, expires_at = excluded.expires_at "
+             "WHERE idempotency_keys.expires_at <= ?",
              {std::string(tenant_id), std::string(key), std::string(request_hash),
               std::int64_t{response.status}, response.content_type, response.body, time::iso(now),
-              now + limits::k_idempotency_retention_seconds * time::k_micros_per_second}) == 1;
+              now + limits::k_idempotency_retention_seconds * time::k_micros_per_second,
+              now}) == 1;
 }
 
 bool is_storable(int status, std::string_view first_error_code) {

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -39,6 +40,11 @@ class Connection {
     exec_plain("PRAGMA journal_mode=WAL");
     exec_plain("PRAGMA synchronous=FULL");
     exec_plain("PRAGMA foreign_keys=ON");
+    // Random identifiers spread inserts over many index pages: keep them in memory rather than
+    // re-reading them from the OS cache on every commit.
+    exec_plain("PRAGMA cache_size=-65536");
+    // Checkpoints run on their own thread (SqliteStore::checkpoint_loop), off the commit path.
+    exec_plain("PRAGMA wal_autocheckpoint=0");
     if (read_only) exec_plain("PRAGMA query_only=1");
   }
   ~Connection() {
@@ -160,11 +166,14 @@ class SqliteStore final : public Store {
   explicit SqliteStore(const Options& options)
       : path_(options.data_dir + "/tesoro.db"),
         read_connections_max_(std::max(1, std::min(options.read_connections,
-                                                   limits::k_read_connections_max))) {
+                                                   limits::k_read_connections_max))),
+        commit_batch_max_(std::clamp<std::size_t>(options.commit_batch_max, 1,
+                                                  limits::k_commit_batch_max)) {
     std::error_code ignored;
     std::filesystem::create_directories(options.data_dir, ignored);
     writer_connection_ = std::make_unique<Connection>(path_, false);
     writer_ = std::thread([this] { writer_loop(); });
+    checkpointer_ = std::thread([this] { checkpoint_loop(); });
   }
 
   ~SqliteStore() override {
@@ -173,7 +182,9 @@ class SqliteStore final : public Store {
       stopping_ = true;
     }
     queue_ready_.notify_all();
+    checkpoint_wake_.notify_all();
     writer_.join();
+    checkpointer_.join();
   }
 
   Engine engine() const override { return Engine::sqlite; }
@@ -191,10 +202,10 @@ class SqliteStore final : public Store {
   void run_read(const std::function<void(Tx&)>& fn) override {
     std::unique_ptr<Connection> connection = acquire_reader();
     try {
-      connection->exec_plain("BEGIN");
+      connection->run("BEGIN", {}, nullptr);
       SqliteTx tx(*connection);
       fn(tx);
-      connection->exec_plain("COMMIT");
+      connection->run("COMMIT", {}, nullptr);
     } catch (...) {
       try {
         connection->exec_plain("ROLLBACK");
@@ -241,6 +252,39 @@ class SqliteStore final : public Store {
     }
   }
 
+  // Copies committed WAL frames into the database file from a connection of its own, so the
+  // writer thread only appends. PASSIVE never blocks the writer or the readers; when the WAL has
+  // been fully copied and no reader needs it, the next commit starts it over from the beginning.
+  void checkpoint_loop() {
+    std::unique_ptr<Connection> connection;
+    std::unique_lock lock(queue_mutex_);
+    while (!stopping_) {
+      checkpoint_wake_.wait_for(lock, std::chrono::milliseconds(limits::k_checkpoint_interval_ms),
+                                [&] { return stopping_; });
+      lock.unlock();
+      try {
+        if (!connection) connection = std::make_unique<Connection>(path_, false);
+        Rows result;
+        connection->run("PRAGMA wal_checkpoint(PASSIVE)", {}, &result);
+        // Under steady traffic some reader always holds an old snapshot, so the WAL would never
+        // start over and would grow without bound: past a size, wait for readers (they are
+        // short) and restart it.
+        if (!result.empty() && result.front().integer(1) > limits::k_wal_restart_frames) {
+          connection->exec_plain("PRAGMA wal_checkpoint(RESTART)");
+        }
+      } catch (const StoreError& failure) {
+        log::write(log::Level::warn, "store.checkpoint_failed", {{"what", failure.what()}});
+        connection.reset();
+      }
+      lock.lock();
+    }
+    lock.unlock();
+    try {
+      if (connection) connection->exec_plain("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (const StoreError&) {  // a later start checkpoints what is left
+    }
+  }
+
   void writer_loop() {
     std::vector<WriteUnit*> batch;
     while (true) {
@@ -248,7 +292,7 @@ class SqliteStore final : public Store {
         std::unique_lock lock(queue_mutex_);
         queue_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping with nothing left to do
-        while (!queue_.empty() && batch.size() < limits::k_commit_batch_max) {
+        while (!queue_.empty() && batch.size() < commit_batch_max_) {
           batch.push_back(queue_.front());
           queue_.pop_front();
         }
@@ -266,12 +310,12 @@ class SqliteStore final : public Store {
     std::vector<std::exception_ptr> failures(batch.size());
     std::exception_ptr batch_failure;  // BEGIN, a savepoint or COMMIT failed: the group is lost
     try {
-      connection.exec_plain("BEGIN IMMEDIATE");
+      connection.run("BEGIN IMMEDIATE", {}, nullptr);
       SqliteTx tx(connection);
       for (std::size_t i = 0; i < batch.size(); ++i) {
         run_unit(connection, tx, *batch[i], failures[i]);
       }
-      connection.exec_plain("COMMIT");
+      connection.run("COMMIT", {}, nullptr);
     } catch (...) {
       batch_failure = std::current_exception();
       try {
@@ -291,27 +335,30 @@ class SqliteStore final : public Store {
 
   static void run_unit(Connection& connection, SqliteTx& tx, WriteUnit& unit,
                        std::exception_ptr& failure) {
-    connection.exec_plain("SAVEPOINT unit");
+    connection.run("SAVEPOINT unit", {}, nullptr);
     bool keep = false;
     try {
       keep = (*unit.fn)(tx);
     } catch (...) {
       failure = std::current_exception();
     }
-    if (!keep) connection.exec_plain("ROLLBACK TO SAVEPOINT unit");
-    connection.exec_plain("RELEASE SAVEPOINT unit");
+    if (!keep) connection.run("ROLLBACK TO SAVEPOINT unit", {}, nullptr);
+    connection.run("RELEASE SAVEPOINT unit", {}, nullptr);
   }
 
   std::string path_;
   int read_connections_max_;
+  std::size_t commit_batch_max_;
   std::unique_ptr<Connection> writer_connection_;
   std::mutex readers_mutex_;
   std::vector<std::unique_ptr<Connection>> readers_;
   std::mutex queue_mutex_;
-  std::condition_variable queue_ready_;
+  std::condition_variable queue_ready_;      // the writer waits on it, alone
+  std::condition_variable checkpoint_wake_;  // the checkpointer waits on it, alone
   std::deque<WriteUnit*> queue_;
   bool stopping_ = false;
   std::thread writer_;
+  std::thread checkpointer_;
 };
 
 }  // namespace
