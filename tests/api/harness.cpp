@@ -177,8 +177,18 @@ std::string Server::command(const std::vector<std::string>& args, int* exit_code
 
 void Server::start() {
   port_ = free_port();
+  pid_ = spawn(port_);
+}
+
+int Server::start_extra_node() {
+  int port = free_port();
+  extra_pids_.push_back(spawn(port));
+  return port;
+}
+
+int Server::spawn(int port) {
   std::vector<std::string> args = {tesoro_bin(), "serve", "--listen",
-                                   "127.0.0.1:" + std::to_string(port_), "--log-level", "info",
+                                   "127.0.0.1:" + std::to_string(port), "--log-level", "info",
                                    "--workers", "16"};
   for (const std::string& flag : store_flags()) args.push_back(flag);
   if (!options_.rate_limited) {
@@ -198,23 +208,11 @@ void Server::start() {
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
-  pid_ = pid;
   for (int attempt = 0; attempt < 200; ++attempt) {
-    CURL* curl = curl_easy_init();
-    std::string url = base_url() + "/healthz";
-    std::string body;
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 500L);
-    CURLcode result = curl_easy_perform(curl);
-    long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-    curl_easy_cleanup(curl);
-    if (result == CURLE_OK && status == 200) return;
+    Reply health = send_to(port, {"GET", "/healthz", "", {}});
+    if (health.status == 200) return pid;
     int wstatus = 0;
-    if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) {
-      pid_ = -1;
+    if (::waitpid(pid, &wstatus, WNOHANG) == pid) {
       throw std::runtime_error("tesoro serve exited at start: " + log_text());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -223,6 +221,11 @@ void Server::start() {
 }
 
 int Server::stop(bool kill_hard) {
+  for (int pid : extra_pids_) {
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+  }
+  extra_pids_.clear();
   if (pid_ <= 0) return -1;
   ::kill(pid_, kill_hard ? SIGKILL : SIGTERM);
   int status = 0;
@@ -253,10 +256,12 @@ std::string Server::access_token(const std::string& scope) const {
   return std::string(reply.json().at("access_token").as_string());
 }
 
-Reply Server::send(const Request& request) const {
+Reply Server::send(const Request& request) const { return send_to(port_, request); }
+
+Reply Server::send_to(int port, const Request& request) const {
   Reply reply;
   CURL* curl = curl_easy_init();
-  std::string url = base_url() + request.path;
+  std::string url = "http://127.0.0.1:" + std::to_string(port) + request.path;
   curl_slist* headers = nullptr;
   bool has_content_type = false;
   for (const std::string& header : request.headers) {
@@ -278,7 +283,7 @@ Reply Server::send(const Request& request) const {
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 20000L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, request.path == "/healthz" ? 1000L : 20000L);
   CURLcode result = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
   curl_slist_free_all(headers);

@@ -44,6 +44,10 @@ class Server {
   static Server& shared();
 
   Reply send(const Request& request) const;
+  Reply send_to(int port, const Request& request) const;
+  // Another `tesoro serve` on the same database: a second node. Returns its port; stopped with
+  // the server.
+  int start_extra_node();
   Reply get(const std::string& path, const std::vector<std::string>& headers = {}) const;
   Reply post(const std::string& path, const std::string& body,
              const std::vector<std::string>& headers = {}) const;
@@ -71,8 +75,10 @@ class Server {
   ServerOptions options_;
   std::string data_dir_;
   std::string database_url_;
+  int spawn(int port);  // starts `tesoro serve` on port and waits until healthy; returns the pid
   int port_ = 0;
   int pid_ = -1;
+  std::vector<int> extra_pids_;
   json::object credentials_;
 };
 

@@ -110,6 +110,26 @@ class Connection {
 
   bool broken() const { return !conn_ || PQstatus(conn_) != CONNECTION_OK; }
 
+  // Starts a transaction. A pooled connection may have died while idle (the server restarted);
+  // nothing has run on it yet, so it is safe to reconnect once and begin again.
+  void begin(const char* sql) {
+    try {
+      exec_plain(sql);
+    } catch (const PgError&) {
+      if (!broken() && PQstatus(conn_) == CONNECTION_OK) {
+        // A live connection that refused BEGIN: probe it, it may be half-dead.
+        PGresult* probe = PQexec(conn_, "SELECT 1");
+        bool alive = PQresultStatus(probe) == PGRES_TUPLES_OK;
+        PQclear(probe);
+        if (alive) throw;
+      }
+      PQfinish(conn_);
+      conn_ = nullptr;
+      ensure_open();
+      exec_plain(sql);
+    }
+  }
+
  private:
   const std::string& prepare(std::string_view sql) {
     auto found = statements_.find(std::string(sql));
@@ -178,7 +198,7 @@ class PostgresStore final : public Store {
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
     with_connection([&](Connection& connection) {
-      connection.exec_plain("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       PgTx tx(connection);
       fn(tx);
       connection.exec_plain("COMMIT");
@@ -189,7 +209,7 @@ class PostgresStore final : public Store {
     for (int attempt = 1;; ++attempt) {
       try {
         with_connection([&](Connection& connection) {
-          connection.exec_plain("BEGIN");
+          connection.begin("BEGIN");
           PgTx tx(connection);
           bool keep = fn(tx);
           connection.exec_plain(keep ? "COMMIT" : "ROLLBACK");

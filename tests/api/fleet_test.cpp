@@ -1,0 +1,159 @@
+// Several nodes on one database, and the database going away under load.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <future>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "harness.hpp"
+
+using harness::Reply;
+using harness::Request;
+using harness::Server;
+namespace json = boost::json;
+
+namespace {
+
+std::string holder_body(const std::string& external_id) {
+  return R"({"address":{"city":"Cali","country":"CO","line_1":"Cra 5 # 6-7","state":"VAC","zip_code":"760001"},)"
+         R"("person":{"country_code":"CO","document_number":"99887766","document_type":"CC","first_name":"Luis","last_name":"Mora","person_type":"natural"},)"
+         R"("external_id":")" + external_id + R"("})";
+}
+
+int count_external_id(const Server& server, const std::string& external_id) {
+  int matches = 0;
+  for (int page = 1;; ++page) {
+    Reply reply = server.get("/v1/ledger/account_holders?page_size=500&page_number=" + std::to_string(page),
+                             {server.bearer_core()});
+    json::value body = reply.json();
+    const json::array& items = body.at("account_holders").as_array();
+    for (const auto& item : items) {
+      if (item.at("external_id").as_string() == external_id) ++matches;
+    }
+    if (items.size() < 500) return matches;
+  }
+}
+
+void run_shell(const char* variable) {
+  const char* command = std::getenv(variable);
+  ASSERT_NE(command, nullptr) << variable << " not set (scripts/postgres-temp sets it)";
+  std::string line = std::string(command) + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(line.c_str()), 0) << line;
+}
+
+}  // namespace
+
+TEST(TwoNodes, IdempotentPostSentToBothAtOnceHasOneEffect) {
+  Server server;
+  int second = server.start_extra_node();
+  for (int round = 0; round < 10; ++round) {
+    std::string key = harness::new_uuid();
+    std::string external_id = "fleet-" + key;
+    Request request{"POST", "/v1/ledger/account_holders", holder_body(external_id),
+                    {server.bearer_core(), "x-idempotency-key: " + key}};
+    auto on_first = std::async(std::launch::async, [&] { return server.send(request); });
+    auto on_second = std::async(std::launch::async, [&] { return server.send_to(second, request); });
+    Reply a = on_first.get();
+    Reply b = on_second.get();
+    for (const Reply* reply : {&a, &b}) {
+      EXPECT_TRUE(reply->status == 201 || reply->error_code() == "idempotency_key_in_use")
+          << reply->status << " " << reply->body;
+    }
+    EXPECT_TRUE(a.status == 201 || b.status == 201);
+    if (a.status == 201 && b.status == 201) {
+      EXPECT_EQ(a.body, b.body);  // the later one is a replay of the first, byte for byte
+    }
+    EXPECT_EQ(count_external_id(server, external_id), 1) << "round " << round;
+  }
+}
+
+TEST(TwoNodes, RevocationAndTokensAreSharedThroughTheDatabase) {
+  Server server;
+  int second = server.start_extra_node();
+  std::string tenant(server.credentials().at("tenant_id").as_string());
+  json::object key = json::parse(server.command({"keys", "create", "--tenant", tenant, "--scopes",
+                                                 "ledger:read", "--json"})).as_object();
+  std::string header = "Authorization: Bearer " + std::string(key.at("api_key").as_string());
+  Request list{"GET", "/v1/ledger/account_holders", "", {header}};
+  EXPECT_EQ(server.send(list).status, 200);
+  EXPECT_EQ(server.send_to(second, list).status, 200);
+  server.command({"keys", "revoke", "--id", std::string(key.at("id").as_string())});
+  EXPECT_EQ(server.send(list).status, 401);
+  EXPECT_EQ(server.send_to(second, list).status, 401);
+
+  // A refresh token issued by one node is redeemed on the other, once.
+  const auto& c = server.credentials();
+  Reply token = server.post("/api/v1/oauth/token",
+                            json::serialize(json::object{{"grant_type", "client_credentials"},
+                                                         {"client_id", c.at("client_id")},
+                                                         {"client_secret", c.at("client_secret")}}));
+  ASSERT_EQ(token.status, 200);
+  std::string refresh = json::serialize(json::object{{"grant_type", "refresh_token"},
+                                                     {"refresh_token", token.json().at("refresh_token")}});
+  EXPECT_EQ(server.send_to(second, {"POST", "/api/v1/oauth/token", refresh, {}}).status, 200);
+  EXPECT_EQ(server.send({"POST", "/api/v1/oauth/token", refresh, {}}).status, 400);
+}
+
+TEST(PostgresOutage, Answers503WhileDownAndRecoversByItself) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "PostgreSQL only";
+  Server server;
+  std::vector<std::string> auth = {server.bearer_core()};
+  ASSERT_EQ(server.get("/v1/ledger/account_holders", auth).status, 200);
+  run_shell("TESORO_TEST_PG_STOP");
+  Reply down = server.get("/v1/ledger/account_holders", auth);
+  EXPECT_EQ(down.status, 503);
+  EXPECT_EQ(down.error_code(), "service_is_unavailable");
+  Reply post = server.post("/v1/ledger/account_holders", holder_body("while-down"), auth);
+  EXPECT_EQ(post.status, 503);
+  EXPECT_EQ(server.get("/readyz").status, 503);
+  EXPECT_EQ(server.get("/healthz").status, 200);  // alive, not ready
+  run_shell("TESORO_TEST_PG_START");
+  // No restart of the node: the pool reconnects on next use.
+  EXPECT_EQ(server.get("/readyz").status, 200);
+  EXPECT_EQ(server.get("/v1/ledger/account_holders", auth).status, 200);
+  EXPECT_EQ(server.post("/v1/ledger/account_holders", holder_body("after-" + harness::new_uuid()), auth).status, 201);
+}
+
+TEST(PostgresOutage, KillDuringLoadLosesNoAcknowledgedWrite) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "PostgreSQL only";
+  Server server;
+  std::mutex mutex;
+  std::set<std::string> acknowledged;
+  std::atomic<bool> stop{false};
+  std::atomic<int> unavailable{0}, other{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 6; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; !stop.load() && i < 5000; ++i) {
+        std::string external_id = "load-" + std::to_string(t) + "-" + std::to_string(i);
+        Reply reply = server.post("/v1/ledger/account_holders", holder_body(external_id), {server.bearer_core()});
+        if (reply.status == 201) {
+          std::lock_guard lock(mutex);
+          acknowledged.insert(std::string(reply.json().at("id").as_string()));
+        } else if (reply.status == 503) {
+          ++unavailable;
+        } else {
+          ++other;
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  run_shell("TESORO_TEST_PG_STOP");  // immediate: like a crash
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  run_shell("TESORO_TEST_PG_START");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stop = true;
+  for (auto& writer : writers) writer.join();
+  EXPECT_GT(unavailable.load(), 0) << "the outage was not observed";
+  EXPECT_EQ(other.load(), 0);
+  ASSERT_FALSE(acknowledged.empty());
+  for (const std::string& id : acknowledged) {
+    Reply found = server.get("/v1/ledger/account_holders/" + id, {server.bearer_core()});
+    ASSERT_EQ(found.status, 200) << "acknowledged write lost: " << id;
+  }
+  EXPECT_EQ(server.post("/v1/ledger/account_holders", holder_body("after-load"), {server.bearer_core()}).status, 201);
+}
