@@ -75,6 +75,10 @@ int main(int argc, char** argv) {
   clients_create->callback(
       [&] { exit_code = command_clients_create(flags, tenant_id, scopes, as_json); });
 
+  auto* verify = cli.add_subcommand("verify", "check every ledger invariant");
+  add_store_flags(verify, flags);
+  verify->callback([&] { exit_code = command_verify(flags); });
+
   Config config;
   auto* serve = cli.add_subcommand("serve", "serve the HTTP API");
   serve->add_option("--data", config.data_dir, "folder of the SQLite database")

@@ -95,5 +95,7 @@ using Routes = std::vector<RouteSpec>;
 void add_operations_routes(Routes& routes);
 void add_oauth_routes(Routes& routes);
 void add_account_holder_routes(Routes& routes);
+void add_account_routes(Routes& routes);
+void add_tenant_account_routes(Routes& routes);
 
 }  // namespace tesoro::api

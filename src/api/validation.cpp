@@ -219,6 +219,22 @@ void QueryReader::reject_unknown() {
   }
 }
 
+std::optional<Money> read_money(ObjectReader& reader, std::string_view key, Need need,
+                                const std::vector<std::string>& currencies, Problems& problems) {
+  const json::object* object = reader.object(key, need);
+  if (!object) return std::nullopt;
+  ObjectReader money(*object, reader.path(key), problems);
+  auto amount = money.integer("amount", Need::required, 1, std::numeric_limits<std::int64_t>::max());
+  auto currency = money.one_of("currency", Need::required, currencies);
+  money.reject_unknown();
+  if (!amount || !currency) return std::nullopt;
+  return Money{*amount, *currency};
+}
+
+json::object money_json(std::int64_t amount_minor, const std::string& currency) {
+  return json::object{{"amount", amount_minor}, {"currency", currency}};
+}
+
 Page read_page(QueryReader& query) {
   Page page;
   if (auto number = query.integer("page_number", 1, std::numeric_limits<std::int32_t>::max())) {

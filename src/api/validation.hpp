@@ -77,6 +77,15 @@ class QueryReader {
   std::set<std::string, std::less<>> known_;
 };
 
+struct Money {
+  std::int64_t amount_minor = 0;
+  std::string currency;
+};
+// {"amount": <integer minor units, 1..2^63-1>, "currency": one of `currencies`}.
+std::optional<Money> read_money(ObjectReader& reader, std::string_view key, Need need,
+                                const std::vector<std::string>& currencies, Problems& problems);
+json::object money_json(std::int64_t amount_minor, const std::string& currency);
+
 struct Page {
   std::int64_t number = 1;
   std::int64_t size = limits::k_page_size_default;

@@ -78,6 +78,8 @@ App::App(Config config, std::unique_ptr<store::Store> store)
   api::add_operations_routes(all);
   api::add_oauth_routes(all);
   api::add_account_holder_routes(all);
+  api::add_account_routes(all);
+  api::add_tenant_account_routes(all);
   for (api::RouteSpec& route : all) {
     if (route.sandbox_only && !config_.is_sandbox()) continue;  // 404 in production
     router_.add(route.method, route.pattern);

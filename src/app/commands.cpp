@@ -8,6 +8,8 @@
 #include "app/app.hpp"
 #include "core/log.hpp"
 #include "domain/auth/credentials.hpp"
+#include "domain/ledger/accounts.hpp"
+#include "domain/ledger/journal.hpp"
 #include "http/server.hpp"
 #include "store/store.hpp"
 
@@ -56,6 +58,18 @@ Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::st
   if (!key) return std::move(key).error();
   auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes());
   if (!client) return std::move(client).error();
+  // One ledger account on the core API, one receptor and one originator on the participant API.
+  time::Micros now = time::now_micros();
+  auto account = ledger::open_account(tx, *tenant_id, {"Operating account", "savings_account", "COP", {}}, now);
+  if (!account) return std::move(account).error();
+  json::array tenant_account_ids;
+  for (const char* role : {"receptor", "originator"}) {
+    ledger::NewTenantAccount input{"savings_account", role, "COP",
+                                   {"900123456", "NIT", name, "legal"}};
+    auto tenant_account = ledger::open_tenant_account(tx, *tenant_id, input, now);
+    if (!tenant_account) return std::move(tenant_account).error();
+    tenant_account_ids.emplace_back(tenant_account->id);
+  }
   json::object out;
   out["tenant_id"] = *tenant_id;
   out["environment"] = environment;
@@ -63,6 +77,8 @@ Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::st
   out["api_key_id"] = key->id;
   out["client_id"] = client->client_id;
   out["client_secret"] = client->client_secret;
+  out["account_id"] = account->id;
+  out["tenant_account_ids"] = std::move(tenant_account_ids);
   return out;
 }
 
@@ -170,6 +186,20 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
                 {"client_secret", client->client_secret},
                 {"scopes", scopes_json(client->scopes)}},
                as_json);
+  return 0;
+}
+
+int command_verify(const StoreFlags& flags) {
+  auto store = open_migrated(flags);
+  auto violations = store->read<std::vector<std::string>>(
+      [](store::Tx& tx) -> Result<std::vector<std::string>> { return ledger::verify(tx); });
+  if (!violations) return fail(violations.error());
+  for (const std::string& violation : violations.value()) std::cout << "violation: " << violation << "\n";
+  if (!violations->empty()) {
+    std::cerr << "tesoro: " << violations->size() << " ledger invariant(s) broken\n";
+    return 2;
+  }
+  std::cout << "ledger ok: every entry balances and every balance equals its postings\n";
   return 0;
 }
 

@@ -22,6 +22,8 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
 int command_keys_revoke(const StoreFlags& flags, const std::string& key_id);
 int command_clients_create(const StoreFlags& flags, const std::string& tenant_id,
                            const std::string& scopes, bool json);
+// Recomputes every balance from the postings and checks every entry; exit 2 naming violations.
+int command_verify(const StoreFlags& flags);
 int command_serve(const Config& config);
 
 }  // namespace tesoro::app

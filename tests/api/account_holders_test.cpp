@@ -25,7 +25,8 @@ Reply create(const json::object& body) {
 }
 
 std::string first_path(const Reply& reply) {
-  const auto& path = reply.json().at("errors").at(0).at("path");
+  json::value body = reply.json();
+  const auto& path = body.at("errors").at(0).at("path");
   return path.is_string() ? std::string(path.as_string()) : "";
 }
 

@@ -146,6 +146,7 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
 
 Server::~Server() {
   stop();
+  check_ledger();
   std::string cleanup = "rm -rf " + shell_quote(data_dir_);
   int ignored = std::system(cleanup.c_str());
   (void)ignored;
@@ -155,6 +156,23 @@ Server& Server::shared() {
   static Server server;
   return server;
 }
+
+void Server::check_ledger() {
+  if (ledger_checked_) return;
+  ledger_checked_ = true;
+  int code = 0;
+  std::string out = command({"verify"}, &code);
+  EXPECT_EQ(code, 0) << "tesoro verify found broken ledger invariants:\n" << out;
+}
+
+namespace {
+// Verifies the shared server's ledger at the end of the run, while failures can still count.
+class LedgerCheck : public ::testing::Environment {
+ public:
+  void TearDown() override { Server::shared().check_ledger(); }
+};
+const auto* const k_ledger_check = ::testing::AddGlobalTestEnvironment(new LedgerCheck);
+}  // namespace
 
 std::vector<std::string> Server::store_flags() const {
   if (!database_url_.empty()) return {"--database-url", database_url_};

@@ -56,6 +56,9 @@ class Server {
 
   // Runs a tesoro command against this server's database; returns stdout, sets exit code.
   std::string command(const std::vector<std::string>& args, int* exit_code = nullptr) const;
+  // Runs `tesoro verify` on this server's database and fails the current test on a violation.
+  // Every server checks its ledger when it is destroyed; the shared one at the end of the run.
+  void check_ledger();
   // Sends SIGTERM and waits; returns the exit status. SIGKILL when `kill_hard`.
   int stop(bool kill_hard = false);
   void start();  // starts (again) on the same data
@@ -79,6 +82,7 @@ class Server {
   int port_ = 0;
   int pid_ = -1;
   std::vector<int> extra_pids_;
+  bool ledger_checked_ = false;
   json::object credentials_;
 };
 

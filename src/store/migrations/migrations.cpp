@@ -58,6 +58,29 @@ const std::vector<Migration>& migrations() {
            "CREATE INDEX jobs_due ON jobs (kind, run_at)",
        },
        {}},
+      {4,
+       "ledger",
+       {
+           // surface: core (acc_), participant (bbtacc_ tenant accounts) or system (funding,
+           // settlement: may go negative, never listed).
+           "CREATE TABLE ledger_accounts (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "surface TEXT NOT NULL, name TEXT NOT NULL, number TEXT NOT NULL, type TEXT NOT NULL, "
+           "currency TEXT NOT NULL, state TEXT NOT NULL, account_holder_id TEXT, role TEXT, "
+           "beneficiary TEXT, balance BIGINT NOT NULL, balance_updated_at TEXT NOT NULL, "
+           "inserted_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+           "UNIQUE (tenant_id, number))",
+           "CREATE INDEX ledger_accounts_by_time ON ledger_accounts "
+           "(tenant_id, surface, inserted_at, id)",
+           "CREATE TABLE journal_entries (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "kind TEXT NOT NULL, description TEXT NOT NULL, inserted_at TEXT NOT NULL, "
+           "PRIMARY KEY (tenant_id, id))",
+           "CREATE TABLE postings (tenant_id TEXT NOT NULL, entry_id TEXT NOT NULL, "
+           "seq INTEGER NOT NULL, account_id TEXT NOT NULL, currency TEXT NOT NULL, "
+           "amount BIGINT NOT NULL, balance_after BIGINT NOT NULL, inserted_at TEXT NOT NULL, "
+           "PRIMARY KEY (tenant_id, entry_id, seq))",
+           "CREATE INDEX postings_by_account ON postings (tenant_id, account_id)",
+       },
+       {}},
   };
   return k_migrations;
 }

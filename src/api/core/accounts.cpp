@@ -1,0 +1,102 @@
+// POST /v1/ledger/accounts, GET /v1/accounts, GET /v1/accounts/{id},
+// POST /v1/sandbox/accounts/{id}/fund.
+#include "api/context.hpp"
+#include "api/ledger_json.hpp"
+#include "api/validation.hpp"
+#include "core/ids.hpp"
+#include "domain/ledger/accounts.hpp"
+
+namespace tesoro::api {
+namespace {
+
+const std::vector<std::string> k_account_types = {"savings_account", "checking_account"};
+
+Result<ledger::NewAccount> decode_new_account(std::string_view body) {
+  auto parsed = parse_object(body);
+  if (!parsed) return std::move(parsed).error();
+  Problems problems;
+  ObjectReader reader(parsed.value(), "", problems);
+  ledger::NewAccount input;
+  auto name = reader.string("name", Need::required, 200);
+  if (name && name->empty()) problems.invalid("name", "must not be empty");
+  input.name = name.value_or("");
+  input.type = reader.one_of("type", Need::required, k_account_types).value_or("");
+  input.currency = reader.one_of("currency", Need::required, ledger_currencies()).value_or("");
+  input.account_holder_id = reader.id("account_holder_id", Need::optional, "acch");
+  reader.reject_unknown();
+  if (!problems.empty()) return problems.to_error();
+  return input;
+}
+
+http::Response create(Context& context) {
+  auto input = decode_new_account(context.request.body);
+  if (!input) return context.error(input.error());
+  return context.write([&](store::Tx& tx) -> Result<http::Response> {
+    auto account = ledger::open_account(tx, context.tenant_id(), input.value(), time::now_micros());
+    if (!account) return std::move(account).error();
+    return json_response(201, account_json(account.value()));
+  });
+}
+
+http::Response list(Context& context) {
+  Problems problems;
+  QueryReader query(context.query, problems);
+  Page page = read_page(query);
+  query.reject_unknown();
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    auto found = ledger::list_accounts(tx, context.tenant_id(), page.offset(), page.size);
+    if (!found) return std::move(found).error();
+    json::array items;
+    for (const auto& account : found->items) items.push_back(account_json(account));
+    return json_response(200, json::object{{"accounts", std::move(items)},
+                                           {"pagination", pagination_json(page, found->total_items)}});
+  });
+}
+
+Result<std::string> account_id_param(Context& context) {
+  std::string id(context.param("id"));
+  if (!ids::has_prefix(id, "acc")) {
+    return errors::validation("must be an account id (acc_...)", "id");
+  }
+  return id;
+}
+
+http::Response show(Context& context) {
+  auto id = account_id_param(context);
+  if (!id) return context.error(id.error());
+  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    auto account = ledger::get_account(tx, context.tenant_id(), id.value(), ledger::Surface::core);
+    if (!account) return std::move(account).error();
+    return json_response(200, account_json(account.value()));
+  });
+}
+
+http::Response fund(Context& context) {
+  auto id = account_id_param(context);
+  auto request = decode_funding(context.request.body);
+  if (!id || !request) {
+    Error error = !id ? id.error() : request.error();
+    if (!id && !request) error.errors.insert(error.errors.end(), request.error().errors.begin(),
+                                             request.error().errors.end());
+    return context.error(error);
+  }
+  return context.write([&](store::Tx& tx) -> Result<http::Response> {
+    auto account = ledger::fund_account(tx, context.tenant_id(), id.value(), ledger::Surface::core,
+                                        request->amount.amount_minor, request->amount.currency,
+                                        request->description, time::now_micros());
+    if (!account) return std::move(account).error();
+    return json_response(201, account_json(account.value()));
+  });
+}
+
+}  // namespace
+
+void add_account_routes(Routes& routes) {
+  routes.push_back({"POST", "/v1/ledger/accounts", AuthKind::core, "ledger", create});
+  routes.push_back({"GET", "/v1/accounts", AuthKind::core, "ledger", list});
+  routes.push_back({"GET", "/v1/accounts/{id}", AuthKind::core, "ledger", show});
+  routes.push_back({"POST", "/v1/sandbox/accounts/{id}/fund", AuthKind::core, "ledger", fund, true});
+}
+
+}  // namespace tesoro::api

@@ -1,0 +1,70 @@
+#include "api/ledger_json.hpp"
+
+namespace tesoro::api {
+namespace {
+
+json::value optional_json(const std::optional<std::string>& text) {
+  return text ? json::value(*text) : json::value(nullptr);
+}
+
+json::object balance_json(const ledger::Account& account) {
+  return json::object{{"available", money_json(account.balance_minor, account.currency)},
+                      {"updated_at", account.balance_updated_at}};
+}
+
+}  // namespace
+
+const std::vector<std::string>& ledger_currencies() {
+  static const std::vector<std::string> k_currencies = {"COP"};
+  return k_currencies;
+}
+
+json::object account_json(const ledger::Account& account) {
+  return json::object{{"id", account.id},
+                      {"name", account.name},
+                      {"number", account.number},
+                      {"provider", "tesoro"},
+                      {"state", account.state},
+                      {"type", account.type},
+                      {"currency", account.currency},
+                      {"account_holder_id", optional_json(account.account_holder_id)},
+                      {"balance", balance_json(account)},
+                      {"inserted_at", account.inserted_at},
+                      {"updated_at", account.updated_at}};
+}
+
+json::object tenant_account_json(const ledger::Account& account) {
+  json::object beneficiary;
+  if (account.beneficiary) {
+    beneficiary = {{"document_number", account.beneficiary->document_number},
+                   {"document_type", account.beneficiary->document_type},
+                   {"full_name", account.beneficiary->full_name},
+                   {"type", account.beneficiary->type}};
+  }
+  return json::object{{"id", account.id},
+                      {"number", account.number},
+                      {"currency_code", account.currency},
+                      {"type", account.type},
+                      {"role", optional_json(account.role)},
+                      {"state", account.state},
+                      {"beneficiary", std::move(beneficiary)},
+                      {"balance", balance_json(account)},
+                      {"inserted_at", account.inserted_at},
+                      {"updated_at", account.updated_at}};
+}
+
+Result<FundingRequest> decode_funding(std::string_view body) {
+  auto parsed = parse_object(body);
+  if (!parsed) return std::move(parsed).error();
+  Problems problems;
+  ObjectReader reader(parsed.value(), "", problems);
+  FundingRequest request;
+  auto amount = read_money(reader, "amount", Need::required, ledger_currencies(), problems);
+  if (amount) request.amount = *amount;
+  request.description = reader.string("description", Need::optional, 500).value_or("sandbox funding");
+  reader.reject_unknown();
+  if (!problems.empty()) return problems.to_error();
+  return request;
+}
+
+}  // namespace tesoro::api

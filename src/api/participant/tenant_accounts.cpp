@@ -1,0 +1,65 @@
+// GET /api/v1/tenant/accounts (a bare array), POST /api/v1/sandbox/tenant/accounts/{id}/fund.
+#include "api/context.hpp"
+#include "api/ledger_json.hpp"
+#include "api/validation.hpp"
+#include "core/ids.hpp"
+#include "domain/ledger/accounts.hpp"
+
+namespace tesoro::api {
+namespace {
+
+const std::vector<std::string> k_types = {"savings_account", "checking_account",
+                                          "low_amount_deposit", "inclusive_amount_deposit",
+                                          "regular_deposit"};
+
+http::Response list(Context& context) {
+  Problems problems;
+  QueryReader query(context.query, problems);
+  ledger::TenantAccountFilter filter;
+  filter.type = query.one_of("type", k_types);
+  filter.number = query.string("number");
+  filter.role = query.one_of("role", {"receptor", "originator", "all"});
+  filter.state = query.one_of("state", {"active", "inactive"});
+  query.reject_unknown();
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    auto accounts = ledger::list_tenant_accounts(tx, context.tenant_id(), filter);
+    if (!accounts) return std::move(accounts).error();
+    json::array items;
+    for (const auto& account : accounts.value()) items.push_back(tenant_account_json(account));
+    return json_response(200, items);
+  });
+}
+
+http::Response fund(Context& context) {
+  std::string id(context.param("id"));
+  Problems problems;
+  if (!ids::has_prefix(id, "bbtacc")) problems.invalid("id", "must be a tenant account id (bbtacc_...)");
+  auto request = decode_funding(context.request.body);
+  if (!problems.empty() || !request) {
+    Error error = problems.empty() ? request.error() : problems.to_error();
+    if (!problems.empty() && !request) {
+      error.errors.insert(error.errors.end(), request.error().errors.begin(), request.error().errors.end());
+    }
+    return context.error(error);
+  }
+  return context.write([&](store::Tx& tx) -> Result<http::Response> {
+    auto account = ledger::fund_account(tx, context.tenant_id(), id, ledger::Surface::participant,
+                                        request->amount.amount_minor, request->amount.currency,
+                                        request->description, time::now_micros());
+    if (!account) return std::move(account).error();
+    return json_response(201, tenant_account_json(account.value()));
+  });
+}
+
+}  // namespace
+
+void add_tenant_account_routes(Routes& routes) {
+  routes.push_back({"GET", "/api/v1/tenant/accounts", AuthKind::participant,
+                    "tenant_accounts:readonly", list});
+  // Funding is sandbox-only; the catalog's tenant-account scope is the one that guards it.
+  routes.push_back({"POST", "/api/v1/sandbox/tenant/accounts/{id}/fund", AuthKind::participant,
+                    "tenant_accounts:readonly", fund, true});
+}
+
+}  // namespace tesoro::api
