@@ -53,10 +53,9 @@ json::object tenant_account_json(const ledger::Account& account) {
                       {"updated_at", account.updated_at}};
 }
 
-Result<FundingRequest> decode_funding(std::string_view body) {
+Result<FundingRequest> decode_funding(std::string_view body, Problems& problems) {
   auto parsed = parse_object(body);
   if (!parsed) return std::move(parsed).error();
-  Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   FundingRequest request;
   auto amount = read_money(reader, "amount", Need::required, ledger_currencies(), problems);

@@ -19,7 +19,8 @@ struct FundingRequest {
   Money amount;
   std::string description;
 };
-// Sandbox funding body: `amount` (Money), optional `description`.
-Result<FundingRequest> decode_funding(std::string_view body);
+// Sandbox funding body: `amount` (Money), optional `description`. `problems` may already hold
+// problems of the path, so that one answer lists them all.
+Result<FundingRequest> decode_funding(std::string_view body, Problems& problems);
 
 }  // namespace tesoro::api

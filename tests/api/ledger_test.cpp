@@ -141,6 +141,10 @@ TEST(Accounts, SandboxFundingValidation) {
   EXPECT_EQ(first_path(missing), "amount");
   EXPECT_EQ(server.post("/v1/sandbox/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA/fund", money(5), {server.bearer_core()}).status, 404);
   EXPECT_EQ(server.post("/v1/sandbox/accounts/nope/fund", money(5), {server.bearer_core()}).status, 400);
+  // A bad path and a bad body: one answer lists both.
+  Reply both = server.post("/v1/sandbox/accounts/nope/fund", money(-1), {server.bearer_core()});
+  EXPECT_EQ(both.status, 400);
+  EXPECT_EQ(both.json().at("errors").as_array().size(), 2u) << both.body;
 }
 
 TEST(Accounts, BalanceOverflowIsRefused) {

@@ -54,35 +54,31 @@ http::Response list(Context& context) {
   });
 }
 
-Result<std::string> account_id_param(Context& context) {
+// The {id} of the path: an account id, or a problem at path "id".
+std::string account_id_param(Context& context, Problems& problems) {
   std::string id(context.param("id"));
-  if (!ids::has_prefix(id, "acc")) {
-    return errors::validation("must be an account id (acc_...)", "id");
-  }
+  if (!ids::has_prefix(id, "acc")) problems.invalid("id", "must be an account id (acc_...)");
   return id;
 }
 
 http::Response show(Context& context) {
-  auto id = account_id_param(context);
-  if (!id) return context.error(id.error());
+  Problems problems;
+  std::string id = account_id_param(context, problems);
+  if (!problems.empty()) return context.error(problems.to_error());
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
-    auto account = ledger::get_account(tx, context.tenant_id(), id.value(), ledger::Surface::core);
+    auto account = ledger::get_account(tx, context.tenant_id(), id, ledger::Surface::core);
     if (!account) return std::move(account).error();
     return json_response(200, account_json(account.value()));
   });
 }
 
 http::Response fund(Context& context) {
-  auto id = account_id_param(context);
-  auto request = decode_funding(context.request.body);
-  if (!id || !request) {
-    Error error = !id ? id.error() : request.error();
-    if (!id && !request) error.errors.insert(error.errors.end(), request.error().errors.begin(),
-                                             request.error().errors.end());
-    return context.error(error);
-  }
+  Problems problems;
+  std::string id = account_id_param(context, problems);
+  auto request = decode_funding(context.request.body, problems);
+  if (!request) return context.error(request.error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto account = ledger::fund_account(tx, context.tenant_id(), id.value(), ledger::Surface::core,
+    auto account = ledger::fund_account(tx, context.tenant_id(), id, ledger::Surface::core,
                                         request->amount.amount_minor, request->amount.currency,
                                         request->description, time::now_micros());
     if (!account) return std::move(account).error();

@@ -35,14 +35,8 @@ http::Response fund(Context& context) {
   std::string id(context.param("id"));
   Problems problems;
   if (!ids::has_prefix(id, "bbtacc")) problems.invalid("id", "must be a tenant account id (bbtacc_...)");
-  auto request = decode_funding(context.request.body);
-  if (!problems.empty() || !request) {
-    Error error = problems.empty() ? request.error() : problems.to_error();
-    if (!problems.empty() && !request) {
-      error.errors.insert(error.errors.end(), request.error().errors.begin(), request.error().errors.end());
-    }
-    return context.error(error);
-  }
+  auto request = decode_funding(context.request.body, problems);
+  if (!request) return context.error(request.error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::fund_account(tx, context.tenant_id(), id, ledger::Surface::participant,
                                         request->amount.amount_minor, request->amount.currency,
