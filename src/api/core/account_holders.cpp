@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "api/context.hpp"
+#include "api/lists.hpp"
 #include "api/validation.hpp"
 #include "core/ids.hpp"
 #include "domain/ledger/account_holders.hpp"
@@ -227,19 +228,12 @@ http::Response show(Context& context) {
 }
 
 http::Response list(Context& context) {
-  Problems problems;
-  QueryReader query(context.query, problems);
-  Page page = read_page(query);
-  query.reject_unknown();
-  if (!problems.empty()) return context.error(problems.to_error());
-  return context.read([&](store::Tx& tx) -> Result<http::Response> {
-    auto found = ledger::list_account_holders(tx, context.tenant_id(), page.offset(), page.size);
-    if (!found) return std::move(found).error();
-    json::array items;
-    for (const auto& holder : found->items) items.push_back(account_holder_json(holder));
-    return json_response(200, json::object{{"account_holders", std::move(items)},
-                                           {"pagination", pagination_json(page, found->total_items)}});
-  });
+  return paginated_list(
+      context, "account_holders",
+      [&](store::Tx& tx, const Page& page) {
+        return ledger::list_account_holders(tx, context.tenant_id(), page.offset(), page.size);
+      },
+      account_holder_json);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // POST /v1/sandbox/accounts/{id}/fund.
 #include "api/context.hpp"
 #include "api/ledger_json.hpp"
+#include "api/lists.hpp"
 #include "api/validation.hpp"
 #include "core/ids.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -39,19 +40,12 @@ http::Response create(Context& context) {
 }
 
 http::Response list(Context& context) {
-  Problems problems;
-  QueryReader query(context.query, problems);
-  Page page = read_page(query);
-  query.reject_unknown();
-  if (!problems.empty()) return context.error(problems.to_error());
-  return context.read([&](store::Tx& tx) -> Result<http::Response> {
-    auto found = ledger::list_accounts(tx, context.tenant_id(), page.offset(), page.size);
-    if (!found) return std::move(found).error();
-    json::array items;
-    for (const auto& account : found->items) items.push_back(account_json(account));
-    return json_response(200, json::object{{"accounts", std::move(items)},
-                                           {"pagination", pagination_json(page, found->total_items)}});
-  });
+  return paginated_list(
+      context, "accounts",
+      [&](store::Tx& tx, const Page& page) {
+        return ledger::list_accounts(tx, context.tenant_id(), page.offset(), page.size);
+      },
+      account_json);
 }
 
 // The {id} of the path: an account id, or a problem at path "id".

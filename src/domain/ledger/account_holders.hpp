@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
 #include "store/store.hpp"
@@ -53,12 +54,6 @@ struct AccountHolder {
   std::string type = "self";
   std::string inserted_at;
   std::string updated_at;
-};
-
-template <class T>
-struct PageOf {
-  std::vector<T> items;
-  std::int64_t total_items = 0;
 };
 
 // 409 external_id_already_exists when the tenant already has one with that external_id.

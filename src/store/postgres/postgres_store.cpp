@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/limits.hpp"
+#include "store/connection_tx.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 
@@ -158,22 +159,7 @@ class Connection {
   std::unordered_map<std::string, std::string> statements_;
 };
 
-class PgTx final : public Tx {
- public:
-  explicit PgTx(Connection& connection) : connection_(connection) {}
-  Rows query(std::string_view sql, const Params& params) override {
-    Rows rows;
-    connection_.run(sql, params, &rows);
-    return rows;
-  }
-  std::int64_t exec(std::string_view sql, const Params& params) override {
-    return connection_.run(sql, params, nullptr);
-  }
-  Engine engine() const override { return Engine::postgres; }
-
- private:
-  Connection& connection_;
-};
+using PgTx = ConnectionTx<Connection, Engine::postgres>;
 
 class PostgresStore final : public Store {
  public:

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/limits.hpp"
+#include "store/connection_tx.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 
@@ -139,22 +140,7 @@ class Connection {
   std::unordered_map<std::string, sqlite3_stmt*> statements_;
 };
 
-class SqliteTx final : public Tx {
- public:
-  explicit SqliteTx(Connection& connection) : connection_(connection) {}
-  Rows query(std::string_view sql, const Params& params) override {
-    Rows rows;
-    connection_.run(sql, params, &rows);
-    return rows;
-  }
-  std::int64_t exec(std::string_view sql, const Params& params) override {
-    return connection_.run(sql, params, nullptr);
-  }
-  Engine engine() const override { return Engine::sqlite; }
-
- private:
-  Connection& connection_;
-};
+using SqliteTx = ConnectionTx<Connection, Engine::sqlite>;
 
 struct WriteUnit {
   const std::function<bool(Tx&)>* fn;
