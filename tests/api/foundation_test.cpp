@@ -250,6 +250,44 @@ TEST(OAuth, ClientCredentialsJsonAndForm) {
   EXPECT_EQ(reused.json().at("error").as_string(), "invalid_grant");
 }
 
+TEST(OAuth, ClientsCreatedByOperatorsGetOnlyTheirScopes) {
+  Server& server = Server::shared();
+  int code = 0;
+  json::object client = json::parse(server.command({"clients", "create", "--tenant",
+                                                    std::string(server.credentials().at("tenant_id").as_string()),
+                                                    "--scopes", "collections:readonly", "--json"}, &code)).as_object();
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(client.at("scopes").at(0).as_string(), "collections:readonly");
+  std::string id(client.at("client_id").as_string()), secret(client.at("client_secret").as_string());
+  // HTTP Basic client authentication, form body.
+  std::string basic = "Authorization: Basic " + std::string([&] {
+    static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string in = id + ":" + secret, out;
+    unsigned value = 0;
+    int bits = -6;
+    for (unsigned char c : in) {
+      value = (value << 8) + c;
+      bits += 8;
+      while (bits >= 0) { out += k[(value >> bits) & 0x3F]; bits -= 6; }
+    }
+    if (bits > -6) out += k[((value << 8) >> (bits + 8)) & 0x3F];
+    while (out.size() % 4) out += '=';
+    return out;
+  }());
+  Reply token = server.post("/api/v1/oauth/token", "grant_type=client_credentials",
+                            {basic, "Content-Type: application/x-www-form-urlencoded"});
+  ASSERT_EQ(token.status, 200) << token.body;
+  EXPECT_EQ(token.json().at("scope").as_string(), "collections:readonly");
+  Reply wider = server.post("/api/v1/oauth/token", "grant_type=client_credentials&scope=collections",
+                            {basic, "Content-Type: application/x-www-form-urlencoded"});
+  EXPECT_EQ(wider.status, 400);
+  EXPECT_EQ(wider.json().at("error").as_string(), "invalid_scope");
+  Reply listing = server.get("/api/v1/tenant/accounts",
+                             {"Authorization: Bearer " + std::string(token.json().at("access_token").as_string())});
+  EXPECT_EQ(listing.status, 403);
+  EXPECT_EQ(listing.error_code(), "not_authorized");
+}
+
 TEST(OAuth, ErrorsCarryRfc6749Fields) {
   Server& server = Server::shared();
   std::string id(server.credentials().at("client_id").as_string());

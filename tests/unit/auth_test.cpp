@@ -54,3 +54,42 @@ TEST(RateLimiter, BucketRefillsOverTime) {
   EXPECT_TRUE(limiter.take("other", now).allowed);  // buckets are per key
   EXPECT_TRUE(limiter.take("k", now + std::chrono::milliseconds(150)).allowed);
 }
+
+#include "test_stores.hpp"
+
+TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
+  test_stores::TempStore temp(store::Engine::sqlite);
+  auto now = time::now_micros();
+  struct Setup {
+    auth::CreatedClient client;
+    auth::TokenGrant grant;
+  };
+  auto setup = temp.store->write<Setup>([&](store::Tx& tx) -> Result<Setup> {
+    auto tenant = auth::create_tenant(tx, "t", "sandbox");
+    auto client = auth::create_client(tx, tenant.value(), {"collections", "webhooks"});
+    auto grant = auth::grant_client_credentials(tx, client->client_id, client->client_secret,
+                                                std::string("collections:readonly"), "sandbox", now);
+    return Setup{client.value(), grant.value()};
+  }).value();
+  EXPECT_EQ(setup.grant.scopes, std::vector<std::string>{"collections:readonly"});
+  auto authenticate_at = [&](time::Micros at) {
+    return temp.store->read<auth::Principal>([&](store::Tx& tx) {
+      return auth::authenticate_access_token(tx, setup.grant.access_token, "sandbox", at);
+    });
+  };
+  EXPECT_TRUE(authenticate_at(now + 3599 * time::k_micros_per_second).ok());
+  auto expired = authenticate_at(now + 3600 * time::k_micros_per_second);
+  ASSERT_FALSE(expired.ok());
+  EXPECT_EQ(expired.error().first_code(), "expired_token");
+  // The same token is refused by a server of the other environment.
+  auto other_environment = temp.store->read<auth::Principal>([&](store::Tx& tx) {
+    return auth::authenticate_access_token(tx, setup.grant.access_token, "production", now);
+  });
+  EXPECT_FALSE(other_environment.ok());
+  // A refresh may narrow scopes but not widen them.
+  auto widened = temp.store->write<auth::TokenGrant>([&](store::Tx& tx) {
+    return auth::grant_refresh_token(tx, setup.grant.refresh_token, std::string("outgoing_transfers"), "sandbox", now);
+  });
+  ASSERT_FALSE(widened.ok());
+  EXPECT_EQ(widened.error().first_code(), "invalid_scope");
+}
