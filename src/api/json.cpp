@@ -1,10 +1,80 @@
 #include "api/json.hpp"
 
+#include <boost/json/basic_parser_impl.hpp>
+
+#include <set>
+#include <vector>
+
 #include "core/ids.hpp"
 #include "core/limits.hpp"
 #include "core/log.hpp"
 
 namespace tesoro::api {
+namespace {
+
+// A second, allocation-light pass over a body that already parsed: Boost.JSON keeps the last of
+// two equal keys silently, and an ambiguous request must be refused rather than guessed at.
+struct DuplicateKeyFinder {
+  static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
+
+  std::vector<std::set<std::string, std::less<>>> open_objects;
+  std::string key;
+  std::string duplicate;
+
+  using error_code = boost::system::error_code;
+  using string_view = json::string_view;
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_array_begin(error_code&) { return true; }
+  bool on_array_end(std::size_t, error_code&) { return true; }
+  bool on_object_begin(error_code&) {
+    open_objects.emplace_back();
+    return true;
+  }
+  bool on_object_end(std::size_t, error_code&) {
+    open_objects.pop_back();
+    return true;
+  }
+  bool on_string_part(string_view, std::size_t, error_code&) { return true; }
+  bool on_string(string_view, std::size_t, error_code&) { return true; }
+  bool on_key_part(string_view part, std::size_t, error_code&) {
+    key.append(part.data(), part.size());
+    return true;
+  }
+  bool on_key(string_view part, std::size_t, error_code& ec) {
+    key.append(part.data(), part.size());
+    if (!open_objects.back().insert(key).second) {
+      duplicate = key;
+      ec = json::error::syntax;  // stop here
+      return false;
+    }
+    key.clear();
+    return true;
+  }
+  bool on_number_part(string_view, error_code&) { return true; }
+  bool on_int64(std::int64_t, string_view, error_code&) { return true; }
+  bool on_uint64(std::uint64_t, string_view, error_code&) { return true; }
+  bool on_double(double, string_view, error_code&) { return true; }
+  bool on_bool(bool, error_code&) { return true; }
+  bool on_null(error_code&) { return true; }
+  bool on_comment_part(string_view, error_code&) { return true; }
+  bool on_comment(string_view, error_code&) { return true; }
+};
+
+// The first key that appears twice in one object, or "" when there is none.
+std::string first_duplicate_key(std::string_view body) {
+  json::parse_options options;
+  options.max_depth = limits::k_json_depth_max;
+  json::basic_parser<DuplicateKeyFinder> parser(options);
+  boost::system::error_code ec;
+  parser.write_some(false, body.data(), body.size(), ec);
+  return parser.handler().duplicate;
+}
+
+}  // namespace
 
 Result<json::object> parse_object(std::string_view body) {
   json::parse_options options;
@@ -13,6 +83,10 @@ Result<json::object> parse_object(std::string_view body) {
   json::value value = json::parse(body, ec, {}, options);
   if (ec) return errors::validation("body is not valid JSON: " + ec.message(), std::nullopt);
   if (!value.is_object()) return errors::validation("body must be a JSON object", std::nullopt);
+  std::string duplicate = first_duplicate_key(body);
+  if (!duplicate.empty()) {
+    return errors::validation("key \"" + duplicate + "\" appears twice in one object", duplicate);
+  }
   return std::move(value.as_object());
 }
 

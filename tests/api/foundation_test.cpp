@@ -126,7 +126,8 @@ TEST(Json, BadBodiesAre400WithPath) {
   std::vector<std::string> bodies = {
       "{", "[]", "nul", "{\"address\":", std::string(200, '[') + std::string(200, ']'),
       "{\"external_id\":\"\xff\xfe\"}", "{\"external_id\":99999999999999999999999999}",
-      "\"string\"", "{\"a\":1}{"};
+      "\"string\"", "{\"a\":1}{", "{\"external_id\":\"a\",\"external_id\":\"b\"}",
+      "{\"address\":{\"city\":\"a\",\"city\":\"b\"}}"};
   for (const std::string& body : bodies) {
     Reply reply = server.post("/v1/ledger/account_holders", body, {key});
     expect_envelope(reply, 400, "validation_error");
