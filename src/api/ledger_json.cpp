@@ -55,7 +55,10 @@ json::object tenant_account_json(const ledger::Account& account) {
 
 Result<FundingRequest> decode_funding(std::string_view body, Problems& problems) {
   auto parsed = parse_object(body);
-  if (!parsed) return std::move(parsed).error();
+  if (!parsed) {
+    problems.add(parsed.error());
+    return problems.to_error();
+  }
   ObjectReader reader(parsed.value(), "", problems);
   FundingRequest request;
   auto amount = read_money(reader, "amount", Need::required, ledger_currencies(), problems);

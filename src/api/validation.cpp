@@ -19,6 +19,13 @@ void Problems::missing(std::string path) {
   items_.push_back({"missing_field", "field is required", std::move(path), {}});
 }
 
+void Problems::add(const Error& error) {
+  for (const ErrorItem& item : error.errors) {
+    items_.push_back(item);
+    if (item.error_code != "missing_field") any_invalid_ = true;
+  }
+}
+
 Error Problems::to_error() const {
   Error error;
   error.status = any_invalid_ ? 400 : 422;

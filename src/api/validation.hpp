@@ -17,6 +17,7 @@ class Problems {
  public:
   void invalid(std::string path, std::string message);
   void missing(std::string path);
+  void add(const Error& error);  // every item of an error found elsewhere
   bool empty() const { return items_.empty(); }
   Error to_error() const;
 

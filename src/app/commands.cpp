@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 
 #include "app/app.hpp"
@@ -190,7 +191,14 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
 }
 
 int command_verify(const StoreFlags& flags) {
-  auto store = open_migrated(flags);
+  // Read-only: no migration, no file created; a replica or a wrong path is fine to point at.
+  if (flags.database_url.empty() && !std::filesystem::exists(flags.data_dir + "/tesoro.db")) {
+    return fail("no Tesoro database in " + flags.data_dir);
+  }
+  store::Options options;
+  options.data_dir = flags.data_dir;
+  options.database_url = flags.database_url;
+  auto store = store::open(options);
   auto violations = store->read<std::vector<std::string>>(
       [](store::Tx& tx) -> Result<std::vector<std::string>> { return ledger::verify(tx); });
   if (!violations) return fail(violations.error());

@@ -2,6 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "harness.hpp"
@@ -243,8 +247,26 @@ TEST(TenantAccounts, SandboxFunding) {
   Reply malformed = server.post("/api/v1/sandbox/tenant/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA/fund", money(5), {auth});
   EXPECT_EQ(malformed.status, 400);
   EXPECT_EQ(first_path(malformed), "id");
+  // Funding is a write: a read-only token may list but not fund.
+  std::string readonly = "Authorization: Bearer " + server.access_token("tenant_accounts:readonly");
+  EXPECT_EQ(server.get("/api/v1/tenant/accounts", {readonly}).status, 200);
+  Reply refused = server.post("/api/v1/sandbox/tenant/accounts/" + id + "/fund", money(5), {readonly});
+  EXPECT_EQ(refused.status, 403);
+  EXPECT_EQ(refused.error_code(), "not_authorized");
+  // A malformed id and a body that is not JSON: both reported at once.
+  Reply both = server.post("/api/v1/sandbox/tenant/accounts/nope/fund", "{", {auth});
+  EXPECT_EQ(both.status, 400);
+  EXPECT_EQ(both.json().at("errors").as_array().size(), 2u) << both.body;
   // A core account id is not a tenant account, and a core key does not open the participant API.
   EXPECT_EQ(server.post("/api/v1/sandbox/tenant/accounts/" + id + "/fund", money(5), {server.bearer_core()}).status, 401);
+}
+
+TEST(Cli, VerifyRefusesAFolderWithoutDatabase) {
+  std::string line = "'" + harness::tesoro_bin() + "' verify --data /tmp/tesoro-no-such-folder 2>/dev/null";
+  int status = std::system(line.c_str());
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_FALSE(std::filesystem::exists("/tmp/tesoro-no-such-folder"));
 }
 
 TEST(Ledger, ConcurrentFundingKeepsEveryInvariant) {

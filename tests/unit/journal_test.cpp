@@ -92,6 +92,10 @@ TEST_P(JournalTest, InsufficientFundsRollsBackTheWholeEntry) {
   EXPECT_EQ(balance(other), 0);
   EXPECT_TRUE(post({{account, -100, "COP"}, {other, 100, "COP"}}).ok());  // to exactly zero
   EXPECT_EQ(balance(account), 0);
+  auto debited = temp->store->read<std::string>([&](store::Tx& tx) -> Result<std::string> {
+    return tx.query_one("SELECT data FROM events WHERE type = 'account.debited'")->text(0);
+  }).value();
+  EXPECT_NE(debited.find("\"amount\":{\"amount\":100,"), std::string::npos) << debited;
 }
 
 TEST_P(JournalTest, OverflowIsAnErrorNeverAWrap) {

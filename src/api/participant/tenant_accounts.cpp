@@ -51,9 +51,10 @@ http::Response fund(Context& context) {
 void add_tenant_account_routes(Routes& routes) {
   routes.push_back({"GET", "/api/v1/tenant/accounts", AuthKind::participant,
                     "tenant_accounts:readonly", list});
-  // Funding is sandbox-only; the catalog's tenant-account scope is the one that guards it.
+  // Sandbox funding is a write, and what it funds is money to send: outgoing_transfers guards it
+  // (a :readonly scope allows only GETs).
   routes.push_back({"POST", "/api/v1/sandbox/tenant/accounts/{id}/fund", AuthKind::participant,
-                    "tenant_accounts:readonly", fund, true});
+                    "outgoing_transfers", fund, true});
 }
 
 }  // namespace tesoro::api

@@ -21,12 +21,15 @@ const char* surface_name(Surface surface) {
   return surface == Surface::core ? "core" : "participant";
 }
 
+// Ten digits, each uniform: bytes of 250 and above are dropped so that `% 10` has no bias.
 std::string random_number() {
-  std::string bytes = crypto::random_token(16);
   std::string digits;
-  for (char c : bytes) {
-    digits += static_cast<char>('0' + static_cast<unsigned char>(c) % 10);
-    if (digits.size() == 10) break;
+  while (digits.size() < 10) {
+    bool ok = false;
+    std::string bytes = crypto::base64_decode(crypto::random_token(16), ok);
+    for (unsigned char byte : bytes) {
+      if (byte < 250 && digits.size() < 10) digits += static_cast<char>('0' + byte % 10);
+    }
   }
   return digits;
 }
