@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +218,7 @@ int Server::spawn(int port) {
   std::string log_path = data_dir_ + "/server.log";
   pid_t pid = ::fork();
   if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a crashed test binary leaves no server behind
     int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     ::dup2(fd, 2);
     ::dup2(fd, 1);
