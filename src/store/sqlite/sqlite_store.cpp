@@ -44,6 +44,8 @@ class Connection {
     // Random identifiers spread inserts over many index pages: keep them in memory rather than
     // re-reading them from the OS cache on every commit.
     exec_plain("PRAGMA cache_size=-65536");
+    // Savepoint journals (two per write unit) stay in memory instead of a temporary file.
+    exec_plain("PRAGMA temp_store=MEMORY");
     // Checkpoints run on their own thread (SqliteStore::checkpoint_loop), off the commit path.
     exec_plain("PRAGMA wal_autocheckpoint=0");
     if (read_only) exec_plain("PRAGMA query_only=1");
