@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -229,4 +230,39 @@ TEST(Schema, TenantDataKeysIncludeTenantId) {
 
 TEST(Postgres, PlaceholdersSkipQuotedText) {
   EXPECT_EQ(store::translate_placeholders("SELECT ? , '?' , \"a?\" , ?"), "SELECT $1 , '?' , \"a?\" , $2");
+}
+
+TEST(Postgres, DeadlockedUnitIsRetriedAndBothSucceed) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore temp(store::Engine::postgres);
+  static_cast<void>(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'a', 'x', '0', 'now')");
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'b', 'x', '0', 'now')");
+    return 0;
+  }));
+  // Two units lock the same two rows in opposite orders: PostgreSQL kills one with a deadlock
+  // (40P01); the store runs that unit again and both end up committed.
+  std::atomic<int> attempts{0};
+  std::atomic<int> first_locks{0};
+  auto unit = [&](const std::string& first, const std::string& second) {
+    return temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
+      ++attempts;
+      tx.exec("UPDATE events SET data = data || '1' WHERE tenant_id = 't' AND id = ?", {first});
+      ++first_locks;
+      for (int i = 0; i < 200 && first_locks.load() < 2; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      tx.exec("UPDATE events SET data = data || '1' WHERE tenant_id = 't' AND id = ?", {second});
+      return 1;
+    });
+  };
+  auto a = std::async(std::launch::async, [&] { return unit("a", "b"); });
+  auto b = std::async(std::launch::async, [&] { return unit("b", "a"); });
+  EXPECT_TRUE(a.get().ok());
+  EXPECT_TRUE(b.get().ok());
+  EXPECT_EQ(attempts.load(), 3);  // one of the two ran twice
+  auto data = temp.store->read<std::string>([](store::Tx& tx) -> Result<std::string> {
+    return tx.query_one("SELECT string_agg(data, ',' ORDER BY id) FROM events")->text(0);
+  }).value();
+  EXPECT_EQ(data, "011,011");  // each row updated exactly twice: the killed attempt left nothing
 }
