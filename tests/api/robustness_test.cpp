@@ -1,0 +1,95 @@
+// No input crashes the server or earns a 5xx: mutated bodies, odd paths and headers, for every
+// write endpoint; each answer is a success or an envelope, and the ledger still verifies.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "harness.hpp"
+
+using harness::Reply;
+using harness::Server;
+namespace json = boost::json;
+
+namespace {
+
+std::string mutate(const std::string& body, std::mt19937& random) {
+  std::string out = body;
+  switch (random() % 6) {
+    case 0: out.resize(random() % (out.size() + 1)); break;                 // truncated
+    case 1: out[random() % out.size()] = static_cast<char>(random() % 256); break;  // any byte
+    case 2: out.insert(random() % out.size(), std::string(1 + random() % 3, '\0')); break;
+    case 3: {  // a value replaced by another type
+      static const char* k_values[] = {"null", "true", "-1", "1e400", "[]", "{}", "\"\"",
+                                       "18446744073709551616", "0.5", "\"\\u0000\""};
+      auto colon = out.find(':', random() % out.size());
+      if (colon != std::string::npos) {
+        auto end = out.find_first_of(",}", colon);
+        if (end != std::string::npos) out.replace(colon + 1, end - colon - 1, k_values[random() % 10]);
+      }
+      break;
+    }
+    case 4: out = std::string(random() % 64, '{') + out; break;             // deeper nesting
+    case 5: out.insert(random() % out.size(), "\xc3\x28\xff"); break;       // invalid UTF-8
+  }
+  return out;
+}
+
+void expect_clean(const Reply& reply, const std::string& what) {
+  ASSERT_GT(reply.status, 0) << "no answer (crash or hang?) for " << what;
+  EXPECT_LT(reply.status, 500) << what << " -> " << reply.body;
+  if (reply.status >= 400) {
+    EXPECT_FALSE(reply.error_code().empty()) << "not an envelope: " << reply.body;
+  }
+}
+
+}  // namespace
+
+TEST(Robustness, MutatedBodiesNeverEarnA5xx) {
+  Server server;
+  std::mt19937 random(20261121);
+  std::string account = std::string(server.credentials().at("account_id").as_string());
+  std::string tenant_account = std::string(server.credentials().at("tenant_account_ids").at(0).as_string());
+  std::string token = "Authorization: Bearer " + server.access_token();
+  struct Target {
+    std::string path;
+    std::string body;
+    std::string auth;
+  };
+  std::vector<Target> targets = {
+      {"/v1/ledger/account_holders",
+       R"({"address":{"city":"Bogota","country":"CO","line_1":"x","state":"DC","zip_code":"1"},"person":{"country_code":"CO","document_number":"1","document_type":"CC","first_name":"A","last_name":"B","person_type":"natural"},"external_id":"fuzz","metadata":{"a":"b"}})",
+       server.bearer_core()},
+      {"/v1/ledger/accounts", R"({"name":"n","type":"savings_account","currency":"COP"})", server.bearer_core()},
+      {"/v1/sandbox/accounts/" + account + "/fund", R"({"amount":{"amount":100,"currency":"COP"},"description":"d"})",
+       server.bearer_core()},
+      {"/api/v1/sandbox/tenant/accounts/" + tenant_account + "/fund", R"({"amount":{"amount":100,"currency":"COP"}})", token},
+      {"/api/v1/oauth/token", R"({"grant_type":"client_credentials","client_id":"x","client_secret":"y"})", ""},
+  };
+  for (const Target& target : targets) {
+    for (int i = 0; i < 120; ++i) {
+      std::string body = mutate(target.body, random);
+      std::vector<std::string> headers;
+      if (!target.auth.empty()) headers.push_back(target.auth);
+      if (i % 3 == 0) headers.push_back("x-idempotency-key: " + harness::new_uuid());
+      expect_clean(server.post(target.path, body, headers), target.path + " with " + body);
+    }
+  }
+  EXPECT_EQ(server.get("/healthz").status, 200);
+}
+
+TEST(Robustness, OddPathsQueriesAndHeaders) {
+  Server& server = Server::shared();
+  for (const char* path : {"/v1/accounts/%00", "/v1/accounts/..%2F..%2Fetc", "/v1/accounts?page_size=%ZZ",
+                           "/v1/accounts?page_number=99999999999999999999", "/v1/accounts?page_size=10&page_size=x",
+                           "/v1//accounts", "/v1/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA/", "/%FF%FE",
+                           "/v1/ledger/account_holders?page_number=2147483647&page_size=500"}) {
+    expect_clean(server.get(path, {server.bearer_core()}), path);
+  }
+  expect_clean(server.get("/v1/accounts", {"Authorization: Bearer " + std::string(5000, 'x')}), "long token");
+  expect_clean(server.get("/v1/accounts", {"Authorization: bearer " + server.api_key()}), "lower-case scheme");
+  std::string answer = server.raw("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
+  EXPECT_EQ(answer.find(" 500 "), std::string::npos) << answer;
+  answer = server.raw("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+  EXPECT_EQ(answer.find(" 500 "), std::string::npos) << answer;
+  EXPECT_EQ(server.get("/healthz").status, 200);
+}
