@@ -34,6 +34,7 @@ struct Server::Impl {
   tcp::acceptor acceptor{io};
   asio::signal_set signals{io, SIGINT, SIGTERM};
   asio::steady_timer drain_timer{io};
+  asio::steady_timer accept_pause{io};
   std::chrono::steady_clock::time_point drain_deadline;
 
   Impl(ServerOptions o, Handlers h) : options(std::move(o)), handlers(std::move(h)) {}
@@ -179,6 +180,11 @@ void Server::Impl::accept() {
   acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (!acceptor.is_open()) return;  // shutting down
+      // Out of file descriptors or similar: accepting again at once would spin; pause a little.
+      log::write(log::Level::warn, "server.accept_failed", {{"what", ec.message()}});
+      accept_pause.expires_after(std::chrono::milliseconds(50));
+      accept_pause.async_wait([this](beast::error_code) { accept(); });
+      return;
     } else if (connections.load() >= limits::k_connections_max) {
       beast::error_code ignored;
       socket.close(ignored);  // over the bound: refuse rather than starve the others
