@@ -58,6 +58,15 @@ std::unique_ptr<Store> open(const Options& options) {
   return open_sqlite(options);
 }
 
+bool Store::ping() {
+  try {
+    run_read([](Tx& tx) { tx.query("SELECT 1"); });
+    return true;
+  } catch (const StoreError&) {
+    return false;
+  }
+}
+
 bool is_initialised(Store& store) {
   auto result = store.read<bool>([](Tx& tx) -> Result<bool> {
     return tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0;

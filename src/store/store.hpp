@@ -77,7 +77,7 @@ class Store {
   virtual ~Store() = default;
   virtual Engine engine() const = 0;
   // True when the database answers a trivial query (readiness).
-  virtual bool ping() = 0;
+  bool ping();
 
   template <class T, class F>
   Result<T> read(F&& fn) {

@@ -17,12 +17,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string holder_body(const std::string& external_id) {
-  return R"({"address":{"city":"Cali","country":"CO","line_1":"Cra 5 # 6-7","state":"VAC","zip_code":"760001"},)"
-         R"("person":{"country_code":"CO","document_number":"99887766","document_type":"CC","first_name":"Luis","last_name":"Mora","person_type":"natural"},)"
-         R"("external_id":")" + external_id + R"("})";
-}
-
 int count_external_id(const Server& server, const std::string& external_id) {
   int matches = 0;
   for (int page = 1;; ++page) {
@@ -52,7 +46,7 @@ TEST(TwoNodes, IdempotentPostSentToBothAtOnceHasOneEffect) {
   for (int round = 0; round < 10; ++round) {
     std::string key = harness::new_uuid();
     std::string external_id = "fleet-" + key;
-    Request request{"POST", "/v1/ledger/account_holders", holder_body(external_id),
+    Request request{"POST", "/v1/ledger/account_holders", harness::account_holder_body(external_id),
                     {server.bearer_core(), "x-idempotency-key: " + key}};
     auto on_first = std::async(std::launch::async, [&] { return server.send(request); });
     auto on_second = std::async(std::launch::async, [&] { return server.send_to(second, request); });
@@ -106,7 +100,7 @@ TEST(PostgresOutage, Answers503WhileDownAndRecoversByItself) {
   Reply down = server.get("/v1/ledger/account_holders", auth);
   EXPECT_EQ(down.status, 503);
   EXPECT_EQ(down.error_code(), "service_is_unavailable");
-  Reply post = server.post("/v1/ledger/account_holders", holder_body("while-down"), auth);
+  Reply post = server.post("/v1/ledger/account_holders", harness::account_holder_body("while-down"), auth);
   EXPECT_EQ(post.status, 503);
   EXPECT_EQ(server.get("/readyz").status, 503);
   EXPECT_EQ(server.get("/healthz").status, 200);  // alive, not ready
@@ -114,7 +108,7 @@ TEST(PostgresOutage, Answers503WhileDownAndRecoversByItself) {
   // No restart of the node: the pool reconnects on next use.
   EXPECT_EQ(server.get("/readyz").status, 200);
   EXPECT_EQ(server.get("/v1/ledger/account_holders", auth).status, 200);
-  EXPECT_EQ(server.post("/v1/ledger/account_holders", holder_body("after-" + harness::new_uuid()), auth).status, 201);
+  EXPECT_EQ(server.post("/v1/ledger/account_holders", harness::account_holder_body("after-" + harness::new_uuid()), auth).status, 201);
 }
 
 TEST(PostgresOutage, KillDuringLoadLosesNoAcknowledgedWrite) {
@@ -129,7 +123,7 @@ TEST(PostgresOutage, KillDuringLoadLosesNoAcknowledgedWrite) {
     writers.emplace_back([&, t] {
       for (int i = 0; !stop.load() && i < 5000; ++i) {
         std::string external_id = "load-" + std::to_string(t) + "-" + std::to_string(i);
-        Reply reply = server.post("/v1/ledger/account_holders", holder_body(external_id), {server.bearer_core()});
+        Reply reply = server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), {server.bearer_core()});
         if (reply.status == 201) {
           std::lock_guard lock(mutex);
           acknowledged.insert(std::string(reply.json().at("id").as_string()));
@@ -155,5 +149,5 @@ TEST(PostgresOutage, KillDuringLoadLosesNoAcknowledgedWrite) {
     Reply found = server.get("/v1/ledger/account_holders/" + id, {server.bearer_core()});
     ASSERT_EQ(found.status, 200) << "acknowledged write lost: " << id;
   }
-  EXPECT_EQ(server.post("/v1/ledger/account_holders", holder_body("after-load"), {server.bearer_core()}).status, 201);
+  EXPECT_EQ(server.post("/v1/ledger/account_holders", harness::account_holder_body("after-load"), {server.bearer_core()}).status, 201);
 }

@@ -14,12 +14,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string holder_body(const std::string& external_id) {
-  return R"({"address":{"city":"Bogota","country":"CO","line_1":"Calle 1 # 2-3","state":"DC","zip_code":"110111"},)"
-         R"("person":{"country_code":"CO","document_number":"1020304050","document_type":"CC","first_name":"Ana","last_name":"Rojas","person_type":"natural"},)"
-         R"("external_id":")" + external_id + R"("})";
-}
-
 void expect_envelope(const Reply& reply, long status, const std::string& code) {
   EXPECT_EQ(reply.status, status) << reply.body;
   json::value body = reply.json();
@@ -52,7 +46,7 @@ TEST(Operations, HealthzAndReadyzAnswer) {
 TEST(Operations, MetricsInPrometheusFormat) {
   Server& server = Server::shared();
   server.get("/healthz");
-  server.post("/v1/ledger/account_holders", holder_body(harness::new_uuid()), {server.bearer_core()});
+  server.post("/v1/ledger/account_holders", harness::account_holder_body(harness::new_uuid()), {server.bearer_core()});
   Reply metrics = server.get("/metrics");
   EXPECT_EQ(metrics.status, 200);
   EXPECT_NE(metrics.header("content-type").find("text/plain"), std::string::npos);
@@ -191,7 +185,7 @@ TEST(CoreAuth, ScopesAndRevocation) {
   ASSERT_EQ(code, 0);
   std::string header = "Authorization: Bearer " + std::string(read_key.at("api_key").as_string());
   EXPECT_EQ(server.get("/v1/ledger/account_holders", {header}).status, 200);
-  expect_envelope(server.post("/v1/ledger/account_holders", holder_body("scoped"), {header}), 403,
+  expect_envelope(server.post("/v1/ledger/account_holders", harness::account_holder_body("scoped"), {header}), 403,
                   "not_authorized");
   json::object cards_key = json::parse(server.command({"keys", "create", "--tenant", tenant,
                                                        "--scopes", "cards:admin", "--json"}))
@@ -344,26 +338,26 @@ TEST(Idempotency, ReplayIsByteIdenticalAndHasNoNewEffect) {
   std::string key = harness::new_uuid();
   std::string external_id = "idem-" + harness::new_uuid();
   std::vector<std::string> headers = {server.bearer_core(), "x-idempotency-key: " + key};
-  Reply first = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  Reply first = server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), headers);
   ASSERT_EQ(first.status, 201) << first.body;
   EXPECT_TRUE(first.header("idempotent-replayed").empty());
-  Reply second = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  Reply second = server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), headers);
   EXPECT_EQ(second.status, 201);
   EXPECT_EQ(second.body, first.body);
   EXPECT_EQ(second.header("idempotent-replayed"), "true");
 
-  Reply different = server.post("/v1/ledger/account_holders", holder_body("other-" + key), headers);
+  Reply different = server.post("/v1/ledger/account_holders", harness::account_holder_body("other-" + key), headers);
   expect_envelope(different, 409, "idempotency_key_reused");
 }
 
 TEST(Idempotency, BusinessErrorsAreStoredValidationErrorsAreNot) {
   Server& server = Server::shared();
   std::string external_id = "dup-" + harness::new_uuid();
-  ASSERT_EQ(server.post("/v1/ledger/account_holders", holder_body(external_id), {server.bearer_core()}).status, 201);
+  ASSERT_EQ(server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), {server.bearer_core()}).status, 201);
   std::vector<std::string> headers = {server.bearer_core(), "x-idempotency-key: " + harness::new_uuid()};
-  Reply conflict = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  Reply conflict = server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), headers);
   expect_envelope(conflict, 409, "external_id_already_exists");
-  Reply replay = server.post("/v1/ledger/account_holders", holder_body(external_id), headers);
+  Reply replay = server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), headers);
   EXPECT_EQ(replay.body, conflict.body);
   EXPECT_EQ(replay.header("idempotent-replayed"), "true");
 
@@ -378,11 +372,11 @@ TEST(Idempotency, BusinessErrorsAreStoredValidationErrorsAreNot) {
 
 TEST(Idempotency, MalformedKeyIs400) {
   Server& server = Server::shared();
-  Reply reply = server.post("/v1/ledger/account_holders", holder_body("k"),
+  Reply reply = server.post("/v1/ledger/account_holders", harness::account_holder_body("k"),
                             {server.bearer_core(), "x-idempotency-key: not-a-uuid"});
   expect_envelope(reply, 400, "validation_error");
   EXPECT_EQ(reply.json().at("errors").at(0).at("path").as_string(), "x-idempotency-key");
-  Reply long_key = server.post("/v1/ledger/account_holders", holder_body("k"),
+  Reply long_key = server.post("/v1/ledger/account_holders", harness::account_holder_body("k"),
                                {server.bearer_core(), "x-idempotency-key: " + std::string(300, 'a')});
   EXPECT_EQ(long_key.status, 400);
 }
@@ -394,7 +388,7 @@ TEST(Idempotency, ConcurrentSameKeyHasOneEffect) {
   std::vector<std::future<Reply>> replies;
   for (int i = 0; i < 8; ++i) {
     replies.push_back(std::async(std::launch::async, [&] {
-      return server.post("/v1/ledger/account_holders", holder_body(external_id),
+      return server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id),
                          {server.bearer_core(), "x-idempotency-key: " + key});
     }));
   }
@@ -448,7 +442,7 @@ TEST(Environment, ProductionRefusesSandboxKeys) {
 TEST(Durability, AcknowledgedPostSurvivesKill9) {
   Server server;
   std::string external_id = "durable-" + harness::new_uuid();
-  Reply created = server.post("/v1/ledger/account_holders", holder_body(external_id), {server.bearer_core()});
+  Reply created = server.post("/v1/ledger/account_holders", harness::account_holder_body(external_id), {server.bearer_core()});
   ASSERT_EQ(created.status, 201);
   std::string id(created.json().at("id").as_string());
   server.stop(/*kill_hard=*/true);
@@ -463,7 +457,7 @@ TEST(Shutdown, SigtermFinishesInFlightAndExitsZero) {
   std::vector<std::future<Reply>> replies;
   for (int i = 0; i < 16; ++i) {
     replies.push_back(std::async(std::launch::async, [&server, i] {
-      return server.post("/v1/ledger/account_holders", holder_body("shutdown-" + std::to_string(i)),
+      return server.post("/v1/ledger/account_holders", harness::account_holder_body("shutdown-" + std::to_string(i)),
                          {server.bearer_core()});
     }));
   }
@@ -490,7 +484,7 @@ TEST(Cli, TenantCreateIsIsolated) {
   int code = 0;
   json::object other = json::parse(server.command({"tenant", "create", "--name", "other", "--json"}, &code)).as_object();
   ASSERT_EQ(code, 0);
-  Reply created = server.post("/v1/ledger/account_holders", holder_body("iso-" + harness::new_uuid()),
+  Reply created = server.post("/v1/ledger/account_holders", harness::account_holder_body("iso-" + harness::new_uuid()),
                               {server.bearer_core()});
   ASSERT_EQ(created.status, 201);
   std::string id(created.json().at("id").as_string());

@@ -102,6 +102,12 @@ std::string tesoro_bin() {
   return bin ? bin : "./build/tesoro";
 }
 
+std::string account_holder_body(const std::string& external_id) {
+  return R"({"address":{"city":"Bogota","country":"CO","line_1":"Calle 1 # 2-3","state":"DC","zip_code":"110111"},)"
+         R"("person":{"country_code":"CO","document_number":"1020304050","document_type":"CC","first_name":"Ana","last_name":"Rojas","person_type":"natural"},)"
+         R"("external_id":")" + external_id + R"("})";
+}
+
 std::string new_uuid() {
   static std::mt19937_64 random{std::random_device{}()};
   static const char* k_hex = "0123456789abcdef";

@@ -87,6 +87,8 @@ class Server {
 };
 
 std::string tesoro_bin();
+// A valid POST /v1/ledger/account_holders body with this external_id.
+std::string account_holder_body(const std::string& external_id);
 std::string new_uuid();
 bool is_postgres();
 

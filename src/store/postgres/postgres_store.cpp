@@ -172,15 +172,6 @@ class PostgresStore final : public Store {
 
   Engine engine() const override { return Engine::postgres; }
 
-  bool ping() override {
-    try {
-      run_read([](Tx& tx) { tx.query("SELECT 1"); });
-      return true;
-    } catch (const StoreError&) {
-      return false;
-    }
-  }
-
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
     with_connection([&](Connection& connection) {

@@ -177,15 +177,6 @@ class SqliteStore final : public Store {
 
   Engine engine() const override { return Engine::sqlite; }
 
-  bool ping() override {
-    try {
-      run_read([](Tx& tx) { tx.query("SELECT 1"); });
-      return true;
-    } catch (const StoreError&) {
-      return false;
-    }
-  }
-
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
     std::unique_ptr<Connection> connection = acquire_reader();
