@@ -343,6 +343,9 @@ class SqliteStore final : public Store {
 }  // namespace
 
 std::unique_ptr<Store> open_sqlite(const Options& options) {
+  // Memory statistics take a global mutex on every allocation; nothing here reads them.
+  static std::once_flag configured;
+  std::call_once(configured, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
   return std::make_unique<SqliteStore>(options);
 }
 
