@@ -152,7 +152,7 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
   std::string token(bearer_token(*header));
   if (token.empty()) return errors::expired_token();
   const std::string& environment = config_.environment;
-  auto principal = store_->read<auth::Principal>([&](store::Tx& tx) {
+  auto principal = store_->read_single<auth::Principal>([&](store::Tx& tx) {
     return participant
                ? auth::authenticate_access_token(tx, token, environment, time::now_micros())
                : auth::authenticate_api_key(tx, token, environment);
@@ -200,7 +200,7 @@ http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& 
   std::string fingerprint = idempotency::fingerprint(context.request.method,
                                                      context.request.target, context.request.body);
   std::string tenant_id = context.tenant_id();
-  auto found = store_->read<std::optional<idempotency::Found>>(
+  auto found = store_->read_single<std::optional<idempotency::Found>>(
       [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
         return idempotency::find(tx, tenant_id, key, fingerprint, time::now_micros());
       });

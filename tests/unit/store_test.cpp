@@ -166,6 +166,21 @@ TEST_P(StoreTest, ExpiredLeaseMakesAJobClaimableAgain) {
   EXPECT_EQ(again[0].attempts, 2);
 }
 
+TEST_P(StoreTest, SingleStatementReadsAndTheirFailuresKeepThePoolUsable) {
+  for (int i = 0; i < 40; ++i) {  // more than the PostgreSQL pool holds: a leak would hang here
+    EXPECT_THROW(static_cast<void>(temp->store->read_single<int>([](store::Tx& tx) -> Result<int> {
+                   tx.query("SELECT * FROM no_such_table");
+                   return 0;
+                 })),
+                 store::StoreError);
+  }
+  auto count = temp->store->read_single<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM events")->integer(0);
+  });
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count.value(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, StoreTest,
                          ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
                          [](const auto& info) {
@@ -266,3 +281,4 @@ TEST(Postgres, DeadlockedUnitIsRetriedAndBothSucceed) {
   }).value();
   EXPECT_EQ(data, "011,011");  // each row updated exactly twice: the killed attempt left nothing
 }
+

@@ -182,6 +182,13 @@ class PostgresStore final : public Store {
     });
   }
 
+  void run_read_single(const std::function<void(Tx&)>& fn) override {
+    with_connection([&](Connection& connection) {
+      PgTx tx(connection);
+      fn(tx);  // autocommit: the statement is its own transaction
+    });
+  }
+
   void run_write(const std::function<bool(Tx&)>& fn) override {
     for (int attempt = 1;; ++attempt) {
       try {

@@ -196,6 +196,18 @@ class SqliteStore final : public Store {
     release_reader(std::move(connection));
   }
 
+  void run_read_single(const std::function<void(Tx&)>& fn) override {
+    std::unique_ptr<Connection> connection = acquire_reader();
+    try {
+      SqliteTx tx(*connection);
+      fn(tx);  // autocommit: the statement reads one snapshot
+    } catch (...) {
+      release_reader(std::move(connection));
+      throw;
+    }
+    release_reader(std::move(connection));
+  }
+
   void run_write(const std::function<bool(Tx&)>& fn) override {
     WriteUnit unit{&fn, {}};
     std::future<void> done = unit.done.get_future();
