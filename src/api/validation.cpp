@@ -10,20 +10,26 @@
 
 namespace tesoro::api {
 
+void Problems::push(ErrorItem item) {
+  if (item.error_code != "missing_field") any_invalid_ = true;
+  // A small body can hold thousands of bad fields; the answer lists a bounded number of them.
+  if (items_.size() < limits::k_problems_listed_max) {
+    items_.push_back(std::move(item));
+  } else {
+    ++not_listed_;
+  }
+}
+
 void Problems::invalid(std::string path, std::string message) {
-  items_.push_back({"validation_error", std::move(message), std::move(path), {}});
-  any_invalid_ = true;
+  push({"validation_error", std::move(message), std::move(path), {}});
 }
 
 void Problems::missing(std::string path) {
-  items_.push_back({"missing_field", "field is required", std::move(path), {}});
+  push({"missing_field", "field is required", std::move(path), {}});
 }
 
 void Problems::add(const Error& error) {
-  for (const ErrorItem& item : error.errors) {
-    items_.push_back(item);
-    if (item.error_code != "missing_field") any_invalid_ = true;
-  }
+  for (const ErrorItem& item : error.errors) push(item);
 }
 
 Error Problems::to_error() const {
@@ -34,6 +40,12 @@ Error Problems::to_error() const {
   // The first item names the status's kind: validation problems before missing fields.
   std::stable_partition(error.errors.begin(), error.errors.end(),
                         [](const ErrorItem& item) { return item.error_code != "missing_field"; });
+  if (not_listed_ > 0) {
+    error.errors.push_back({any_invalid_ ? "validation_error" : "missing_field",
+                            std::to_string(not_listed_) + " more problems not listed",
+                            std::nullopt,
+                            {}});
+  }
   return error;
 }
 
@@ -42,6 +54,39 @@ bool is_clean_text(std::string_view text) {
     if (c < 0x20 || c == 0x7f) return false;
   }
   return true;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    std::size_t extra;
+    std::uint32_t code;
+    if (c < 0x80) { ++i; continue; }
+    else if ((c & 0xE0) == 0xC0) { extra = 1; code = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { extra = 2; code = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { extra = 3; code = c & 0x07; }
+    else return false;
+    if (i + extra >= text.size()) return false;  // truncated sequence
+    for (std::size_t k = 1; k <= extra; ++k) {
+      unsigned char next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    static constexpr std::uint32_t k_smallest[] = {0, 0x80, 0x800, 0x10000};
+    if (code < k_smallest[extra] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) {
+      return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+std::size_t utf8_length(std::string_view text) {
+  std::size_t count = 0;
+  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  return count;
 }
 
 std::string ObjectReader::path(std::string_view key) const {
@@ -76,7 +121,7 @@ std::optional<std::string> ObjectReader::string(std::string_view key, Need need,
     problems_.invalid(path(key), "must not contain control characters");
     return std::nullopt;
   }
-  if (text.size() > max_chars) {
+  if (utf8_length(text) > max_chars) {
     problems_.invalid(path(key), "must have at most " + std::to_string(max_chars) + " characters");
     return std::nullopt;
   }
@@ -175,21 +220,33 @@ QueryReader::QueryReader(std::string_view query, Problems& problems) : problems_
     return;
   }
   for (auto param : boost::urls::params_view(query)) {  // decodes %XX and '+' as space
+    // A decoded name goes back to the client as a `path`: it must be text we can echo.
+    if (!is_valid_utf8(param.key) || !is_clean_text(param.key) || !is_valid_utf8(param.value)) {
+      problems_.invalid("query", "parameters must be printable UTF-8 text");
+      params_.clear();
+      return;
+    }
     params_.emplace_back(param.key, param.value);
   }
 }
 
 std::optional<std::string> QueryReader::string(std::string_view key) {
   known_.emplace(key);
+  const std::string* found = nullptr;
   for (const auto& [name, value] : params_) {
     if (name != key) continue;
-    if (!is_clean_text(value) || value.size() > limits::k_string_max_chars) {
-      problems_.invalid(std::string(key), "must be printable text of at most 1024 characters");
+    if (found) {
+      problems_.invalid(std::string(key), "must be given once");
       return std::nullopt;
     }
-    return value;
+    found = &value;
   }
-  return std::nullopt;
+  if (!found) return std::nullopt;
+  if (!is_clean_text(*found) || utf8_length(*found) > limits::k_string_max_chars) {
+    problems_.invalid(std::string(key), "must be printable text of at most 1024 characters");
+    return std::nullopt;
+  }
+  return *found;
 }
 
 std::optional<std::int64_t> QueryReader::integer(std::string_view key, std::int64_t min,
@@ -221,8 +278,11 @@ std::optional<std::string> QueryReader::one_of(std::string_view key,
 }
 
 void QueryReader::reject_unknown() {
+  std::set<std::string, std::less<>> reported;
   for (const auto& [name, value] : params_) {
-    if (!known_.contains(std::string_view(name))) problems_.invalid(name, "unknown parameter");
+    if (!known_.contains(std::string_view(name)) && reported.insert(name).second) {
+      problems_.invalid(name, "unknown parameter");
+    }
   }
 }
 

@@ -22,7 +22,9 @@ class Problems {
   Error to_error() const;
 
  private:
+  void push(ErrorItem item);
   std::vector<ErrorItem> items_;
+  std::size_t not_listed_ = 0;
   bool any_invalid_ = false;
 };
 
@@ -62,6 +64,9 @@ class ObjectReader {
 // Free text rules shared by every string field: valid UTF-8 is already guaranteed by the parser;
 // control characters (NUL included) are refused.
 bool is_clean_text(std::string_view text);
+bool is_valid_utf8(std::string_view text);
+// Characters (code points) of valid UTF-8: what every "at most N characters" counts.
+std::size_t utf8_length(std::string_view text);
 
 // Query string parameters (already split), with the same problem collection.
 class QueryReader {

@@ -22,6 +22,16 @@ double default_burst(const Config& config) {
   return config.is_sandbox() ? limits::k_sandbox_rate_burst : limits::k_production_rate_burst;
 }
 
+const std::string k_get = "GET";
+
+// Metrics labels come from a fixed set: a client must not be able to mint new series.
+const char* method_label(std::string_view method) {
+  for (const char* known : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
+    if (method == known) return known;
+  }
+  return "OTHER";
+}
+
 bool is_mutating(std::string_view method) {
   return method == "POST" || method == "PUT" || method == "PATCH" || method == "DELETE";
 }
@@ -95,7 +105,9 @@ http::Response App::handle(http::Request& request) {
   std::size_t question = request.target.find('?');
   std::string path = request.target.substr(0, question);
   std::string query = question == std::string::npos ? "" : request.target.substr(question + 1);
-  http::RouteMatch match = router_.match(request.method, path);
+  // HEAD is GET without a body (the server drops the body); routes name GET only.
+  const std::string& route_method = request.method == "HEAD" ? k_get : request.method;
+  http::RouteMatch match = router_.match(route_method, path);
   api::Context context(request, path, query, match.params, services_, request_id);
   std::string route_label = "unmatched";
   http::Response response;
@@ -104,15 +116,19 @@ http::Response App::handle(http::Request& request) {
       route_label = routes_[match.route_index].pattern;
       response = dispatch(context, routes_[match.route_index]);
     } else {
-      auto decision = rate_limiter_.take("ip:" + request.remote_address,
-                                         std::chrono::steady_clock::now());
-      if (match.outcome == http::RouteMatch::Outcome::method_not_allowed) {
+      std::optional<RateLimiter::Decision> decision;
+      if (rate_limiter_.enabled()) {
+        decision = rate_limiter_.take("ip:" + request.remote_address, std::chrono::steady_clock::now());
+      }
+      if (decision && !decision->allowed) {
+        response = context.error(errors::rate_limited(decision->retry_after_seconds));
+      } else if (match.outcome == http::RouteMatch::Outcome::method_not_allowed) {
         response = context.error(errors::method_not_allowed());
         response.set_header("Allow", match.allow);
       } else {
         response = context.error(errors::route_not_found());
       }
-      if (rate_limiter_.enabled()) add_rate_headers(response, decision);
+      if (decision) add_rate_headers(response, *decision);
     }
   } catch (const store::StoreError& failure) {
     log::write(log::Level::error, "store.failure",
@@ -127,7 +143,7 @@ http::Response App::handle(http::Request& request) {
 
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  metrics::count_request(route_label, request.method, response.status, seconds);
+  metrics::count_request(route_label, method_label(request.method), response.status, seconds);
   if (log::enabled(log::Level::info)) {
     log::write(log::Level::info, "request",
                {{"request_id", request_id},
@@ -168,15 +184,25 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
 }
 
 http::Response App::dispatch(api::Context& context, const api::RouteSpec& route) {
-  std::optional<Error> denied = authenticate(context, route);
-  // One token per request: the credential's bucket once known, else the caller's address.
-  std::string bucket = context.principal ? "credential:" + context.principal->credential_id
-                                         : "ip:" + context.request.remote_address;
+  bool limited = rate_limiter_.enabled() && route.rate_limited;
+  const std::string address_bucket = "ip:" + context.request.remote_address;
+  auto now = std::chrono::steady_clock::now();
+  std::optional<Error> denied;
   std::optional<RateLimiter::Decision> decision;
-  if (rate_limiter_.enabled() && route.rate_limited) {
-    decision = rate_limiter_.take(bucket, std::chrono::steady_clock::now());
-    if (!denied && !decision->allowed) denied = errors::rate_limited(decision->retry_after_seconds);
+  // An address whose bucket failed requests have emptied gets 429 before any credential
+  // lookup: guessing keys costs the guesser, not the database.
+  if (limited && route.auth != api::AuthKind::none && rate_limiter_.is_empty(address_bucket, now)) {
+    decision = rate_limiter_.take(address_bucket, now);
+  } else {
+    denied = authenticate(context, route);
+    if (limited) {
+      // One token per request: the credential's bucket once known, else the caller's address.
+      decision = rate_limiter_.take(context.principal ? "credential:" + context.principal->credential_id
+                                                      : address_bucket,
+                                    now);
+    }
   }
+  if (decision && !decision->allowed) denied = errors::rate_limited(decision->retry_after_seconds);
   http::Response response;
   const std::string* key = context.request.header("x-idempotency-key");
   if (denied) {
@@ -219,8 +245,7 @@ http::Response App::render_transport_error(const Error& error, const http::Reque
   http::Response response =
       api::render_error(error, {request_id, request.method, request.target, ""});
   response.set_header("X-Request-Id", request_id);
-  metrics::count_request("unmatched", request.method.empty() ? "UNKNOWN" : request.method,
-                         error.status, 0);
+  metrics::count_request("unmatched", method_label(request.method), error.status, 0);
   return response;
 }
 

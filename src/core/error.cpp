@@ -62,13 +62,18 @@ Error payload_too_large() {
 Error headers_too_large() {
   return make(431, "headers_too_large", "request headers are larger than allowed");
 }
+// RFC 6750: a 401 for a bearer-protected resource names the scheme (and, when a token was
+// presented, that it is invalid).
 Error expired_token() {
   Error error = make(401, "expired_token", "token expired, inactive or nonexistent");
   error.message = "authorization header missing or invalid";
+  error.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"tesoro\", error=\"invalid_token\"");
   return error;
 }
 Error missing_authorization_header() {
-  return make(401, "missing_authorization_header", "the Authorization header is missing");
+  Error error = make(401, "missing_authorization_header", "the Authorization header is missing");
+  error.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"tesoro\"");
+  return error;
 }
 Error not_authorized() {
   return make(403, "not_authorized", "the credential has no access to this resource");

@@ -49,6 +49,7 @@ inline constexpr std::int64_t k_page_size_max = 500;
 inline constexpr std::int64_t k_page_size_default = 10;
 inline constexpr std::int64_t k_metadata_keys_max = 50;
 inline constexpr std::size_t k_string_max_chars = 1024;  // any free-text field unless told
+inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in one answer
 
 static_assert(k_header_max_bytes < k_body_max_bytes);
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");

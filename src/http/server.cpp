@@ -31,10 +31,13 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   asio::io_context io{options.io_threads};
   asio::thread_pool workers{static_cast<std::size_t>(options.workers)};
-  tcp::acceptor acceptor{io};
-  asio::signal_set signals{io, SIGINT, SIGTERM};
-  asio::steady_timer drain_timer{io};
-  asio::steady_timer accept_pause{io};
+  // The acceptor, its signals and the shutdown run on one strand: closing the acceptor never
+  // races an accept completing on another I/O thread.
+  asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};
+  tcp::acceptor acceptor{control};
+  asio::signal_set signals{control, SIGINT, SIGTERM};
+  asio::steady_timer drain_timer{control};
+  asio::steady_timer accept_pause{control};
   std::chrono::steady_clock::time_point drain_deadline;
 
   Impl(ServerOptions o, Handlers h) : options(std::move(o)), handlers(std::move(h)) {}
@@ -74,6 +77,31 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(limits::k_header_max_bytes));
     // One deadline for the whole request: a slow client can hold a socket, never a worker.
     stream_.expires_after(std::chrono::milliseconds(limits::k_read_timeout_ms));
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                               self->on_header(ec);
+                             });
+  }
+
+  // A client that sent `Expect: 100-continue` waits for a go-ahead before sending its body.
+  void on_header(beast::error_code ec) {
+    if (ec) return on_read(ec);
+    auto expect = parser_->get()[bhttp::field::expect];
+    if (beast::iequals(expect, "100-continue") && !parser_->is_done()) {
+      auto go_ahead = std::make_shared<bhttp::response<bhttp::empty_body>>(
+          bhttp::status::continue_, parser_->get().version());
+      bhttp::async_write(stream_, *go_ahead,
+                         [self = shared_from_this(), go_ahead](beast::error_code write_ec,
+                                                               std::size_t) {
+                           if (write_ec) return self->close();
+                           self->read_body();
+                         });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         self->on_read(ec);
@@ -115,6 +143,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     version_ = message.version();
     request_keep_alive_ = message.keep_alive();
+    head_ = message.method() == bhttp::verb::head;
     return request;
   }
 
@@ -127,6 +156,7 @@ class Session : public std::enable_shared_from_this<Session> {
       partial.target = std::string(parser_->get().target());
     }
     keep_alive_ = false;
+    head_ = false;
     server_.in_flight.fetch_add(1);
     metrics::add_in_flight(1);
     write(server_.handlers.render_error(error, partial), true);
@@ -136,15 +166,20 @@ class Session : public std::enable_shared_from_this<Session> {
     auto message = std::make_shared<bhttp::response<bhttp::string_body>>();
     message->version(version_);
     message->result(static_cast<unsigned>(response.status));
+    message->reason(reason_phrase(response.status));  // as the envelope's `code` says it
     message->set(bhttp::field::server, "tesoro");
-    if (response.status != 204) {
-      message->set(bhttp::field::content_type, response.content_type);
-      message->body() = std::move(response.body);
-    }
     for (auto& [name, value] : response.headers) message->insert(name, value);
     bool keep = keep_alive_ && !server_.stopping.load();
     message->keep_alive(keep);
-    message->prepare_payload();
+    if (response.status != 204) {
+      message->set(bhttp::field::content_type, response.content_type);
+      if (head_) {
+        message->content_length(response.body.size());  // the length a GET would have; no body
+      } else {
+        message->body() = std::move(response.body);
+        message->prepare_payload();
+      }
+    }
     stream_.expires_after(std::chrono::milliseconds(limits::k_write_timeout_ms));
     bhttp::async_write(stream_, *message,
                        [self = shared_from_this(), message, keep, counted](beast::error_code ec,
@@ -172,14 +207,15 @@ class Session : public std::enable_shared_from_this<Session> {
   unsigned version_ = 11;
   bool request_keep_alive_ = true;
   bool keep_alive_ = true;
+  bool head_ = false;
 };
 
 }  // namespace
 
 void Server::Impl::accept() {
   acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+    if (stopping.load()) return;  // the socket, if any, closes with this handler
     if (ec) {
-      if (!acceptor.is_open()) return;  // shutting down
       // Out of file descriptors or similar: accepting again at once would spin; pause a little.
       log::write(log::Level::warn, "server.accept_failed", {{"what", ec.message()}});
       accept_pause.expires_after(std::chrono::milliseconds(50));

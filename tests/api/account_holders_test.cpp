@@ -36,7 +36,7 @@ TEST(AccountHolders, CreateReturnsTheRecord) {
   json::object body = valid_holder("ah-" + harness::new_uuid());
   body["email"] = "ana@example.co";
   body["phone_number"] = "+573001234567";
-  body["metadata"] = json::object{{"segment", "gold"}, {"score", 7}, {"vip", true}, {"rate", 1.5}};
+  body["metadata"] = json::object{{"segment", "gold"}, {"score", 7}, {"vip", true}, {"rate", "1.50"}, {"big", 18446744073709551615ULL}};
   Reply reply = create(body);
   ASSERT_EQ(reply.status, 201) << reply.body;
   json::object holder = reply.json().as_object();
@@ -49,7 +49,8 @@ TEST(AccountHolders, CreateReturnsTheRecord) {
   EXPECT_EQ(holder.at("metadata").at("score").as_string(), "7");
   EXPECT_EQ(holder.at("metadata").at("vip").as_string(), "true");
   EXPECT_EQ(holder.at("metadata").at("segment").as_string(), "gold");
-  EXPECT_EQ(holder.at("metadata").at("rate").as_string(), "1.5");
+  EXPECT_EQ(holder.at("metadata").at("rate").as_string(), "1.50");
+  EXPECT_EQ(holder.at("metadata").at("big").as_string(), "18446744073709551615");
   EXPECT_EQ(holder.at("address").at("city").as_string(), "Bogota");
   EXPECT_TRUE(holder.at("address").as_object().contains("line_2"));
   EXPECT_EQ(holder.at("person").at("document_type").as_string(), "CC");
@@ -109,6 +110,15 @@ TEST(AccountHolders, MetadataIsFlatAndBounded) {
   Reply reply = create(nested);
   EXPECT_EQ(reply.status, 400);
   EXPECT_EQ(first_path(reply), "metadata.inner");
+
+  for (const char* number : {"1.5", "1e400", "123456789012345678901234567890", "-0.0"}) {
+    std::string body = json::serialize(valid_holder("md-" + harness::new_uuid()));
+    body.insert(body.size() - 1, std::string(R"(,"metadata":{"n":)") + number + "}");
+    Server& server = Server::shared();
+    Reply inexact = server.post("/v1/ledger/account_holders", body, {server.bearer_core()});
+    EXPECT_EQ(inexact.status, 400) << number;
+    EXPECT_EQ(first_path(inexact), "metadata.n") << number;
+  }
 
   json::object many = valid_holder("md-" + harness::new_uuid());
   json::object metadata;

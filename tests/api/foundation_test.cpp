@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
+#include <set>
 #include <future>
 #include <thread>
 
@@ -87,6 +89,22 @@ TEST(Limits, BodyOverOneMebibyteIs413) {
   EXPECT_EQ(server.get("/healthz").status, 200);
 }
 
+TEST(Limits, HeadAnswersWithoutBodyAndExpectContinueIsHonoured) {
+  Server& server = Server::shared();
+  std::string answer = server.raw("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  // Two responses and exactly one body: the HEAD's bytes never leak into the next answer.
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
+  EXPECT_NE(answer.find("HTTP/1.1 200", 5), std::string::npos) << answer;
+  std::size_t bodies = 0;
+  for (std::size_t at = answer.find("{\"status\""); at != std::string::npos; at = answer.find("{\"status\"", at + 1)) ++bodies;
+  EXPECT_EQ(bodies, 1u) << answer;
+  auto started = std::chrono::steady_clock::now();
+  Reply created = server.post("/v1/ledger/accounts", R"({"name":"e","type":"savings_account","currency":"COP"})",
+                              {server.bearer_core(), "Expect: 100-continue"});
+  EXPECT_EQ(created.status, 201);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900));
+}
+
 TEST(Limits, EnormousHeadersAreRefusedWithEnvelope) {
   Server& server = Server::shared();
   Reply reply = server.get("/healthz", {"X-Big: " + std::string(64 * 1024, 'b')});
@@ -146,6 +164,28 @@ TEST(Json, AllProblemsListedWithPaths) {
   EXPECT_TRUE(paths.count("person=missing_field")) << reply.body;
 }
 
+TEST(Json, LengthsCountCharactersNotBytes) {
+  Server& server = Server::shared();
+  std::string body = harness::account_holder_body("utf8-" + harness::new_uuid());
+  std::string name;
+  for (int i = 0; i < 100; ++i) name += "\xc3\xb1";  // 100 x ñ: 200 bytes, 100 characters
+  body.replace(body.find("\"Ana\""), 5, "\"" + name + "\"");
+  EXPECT_EQ(server.post("/v1/ledger/account_holders", body, {server.bearer_core()}).status, 201);
+}
+
+TEST(Json, ErrorListIsBounded) {
+  Server& server = Server::shared();
+  std::string body = "{";
+  for (int i = 0; i < 5000; ++i) body += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
+  body += "}";
+  Reply reply = server.post("/v1/ledger/accounts", body, {server.bearer_core()});
+  EXPECT_EQ(reply.status, 400);
+  json::value parsed = reply.json();
+  const json::array& errors = parsed.at("errors").as_array();
+  EXPECT_EQ(errors.size(), 101u);
+  EXPECT_NE(std::string(errors.back().at("message").as_string()).find("more problems"), std::string::npos);
+}
+
 TEST(Json, OnlyMissingFieldsIs422) {
   Server& server = Server::shared();
   Reply reply = server.post("/v1/ledger/account_holders", "{}", {server.bearer_core()});
@@ -162,6 +202,12 @@ TEST(CoreAuth, MissingMalformedUnknownKeysAre401) {
                   401, "expired_token");
   expect_envelope(server.get("/v1/ledger/account_holders", {"Authorization: Bearer"}), 401,
                   "expired_token");
+}
+
+TEST(CoreAuth, UnauthorizedNamesTheBearerScheme) {
+  Server& server = Server::shared();
+  EXPECT_NE(server.get("/v1/accounts").header("www-authenticate").find("Bearer"), std::string::npos);
+  EXPECT_NE(server.get("/api/v1/tenant/accounts").header("www-authenticate").find("Bearer"), std::string::npos);
 }
 
 TEST(CoreAuth, SecretsNeverLogged) {
@@ -432,6 +478,24 @@ TEST(RateLimit, HeadersAnd429WithRetryAfter) {
   expect_envelope(limited, 429, "rate_limit_exceeded");
   EXPECT_GE(std::stoi(limited.header("retry-after")), 1);
   EXPECT_EQ(limited.header("ratelimit-remaining"), "0");
+}
+
+TEST(RateLimit, GuessingKeysAndUnknownRoutesAreLimitedByAddress) {
+  Server server({{"--rate-limit", "1", "--rate-burst", "3"}, true});
+  Reply last;
+  for (int i = 0; i < 6; ++i) last = server.get("/v1/accounts", {"Authorization: Bearer sk_sandbox_guess" + std::to_string(i)});
+  expect_envelope(last, 429, "rate_limit_exceeded");
+  EXPECT_FALSE(last.header("retry-after").empty());
+  Server other({{"--rate-limit", "1", "--rate-burst", "3"}, true});
+  for (int i = 0; i < 6; ++i) last = other.get("/v1/nothing");
+  expect_envelope(last, 429, "rate_limit_exceeded");
+}
+
+TEST(Metrics, MethodLabelsComeFromAFixedSet) {
+  Server& server = Server::shared();
+  server.raw("FROBNICATE /nope HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string metrics = server.get("/metrics").body;
+  EXPECT_EQ(metrics.find("FROBNICATE"), std::string::npos);
 }
 
 TEST(Environment, ProductionRefusesSandboxKeys) {

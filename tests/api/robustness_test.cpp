@@ -86,6 +86,13 @@ TEST(Robustness, OddPathsQueriesAndHeaders) {
     expect_clean(server.get(path, {server.bearer_core()}), path);
   }
   expect_clean(server.get("/v1/accounts", {"Authorization: Bearer " + std::string(5000, 'x')}), "long token");
+  for (const char* query : {"/v1/accounts?%ff%fe=1", "/v1/accounts?page_size=%ff", "/v1/accounts?page_size=10&page_size=20"}) {
+    Reply reply = server.get(query, {server.bearer_core()});
+    EXPECT_EQ(reply.status, 400) << query;
+    boost::system::error_code ec;
+    json::parse(reply.body, ec);
+    EXPECT_FALSE(ec) << "answer is not valid JSON (UTF-8): " << reply.body;
+  }
   expect_clean(server.get("/v1/accounts", {"Authorization: bearer " + server.api_key()}), "lower-case scheme");
   std::string answer = server.raw("POST /v1/accounts HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n");
   EXPECT_EQ(answer.find(" 500 "), std::string::npos) << answer;

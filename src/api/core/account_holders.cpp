@@ -1,7 +1,4 @@
 // POST /v1/ledger/account_holders, GET /v1/ledger/account_holders[/{id}].
-#include <cstdio>
-#include <cstdlib>
-
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation.hpp"
@@ -96,16 +93,6 @@ ledger::Person read_person(const json::object& object, Problems& problems) {
   return person;
 }
 
-// The shortest decimal text that reads back as the same double: 1.5 stays "1.5", not "1.5E0".
-std::string shortest_decimal(double value) {
-  char buffer[32];
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
-
 // A flat object of at most 50 keys; scalar values are kept as their text.
 std::optional<ledger::Metadata> read_metadata(ObjectReader& body, Problems& problems) {
   const json::object* object = body.object("metadata", Need::optional);
@@ -120,11 +107,15 @@ std::optional<ledger::Metadata> read_metadata(ObjectReader& body, Problems& prob
     const json::value& value = entry.value();
     std::string text;
     if (value.is_string()) text = std::string(value.get_string());
-    else if (value.is_double()) text = shortest_decimal(value.get_double());
     else if (value.is_int64() || value.is_uint64() || value.is_bool()) {
-      text = json::serialize(value);
+      text = json::serialize(value);  // exact: the integer's digits, true or false
+    } else if (value.is_double()) {
+      // A decimal (or an integer past 64 bits) is parsed as a double and could not be returned
+      // as given; as a string it is kept exactly.
+      problems.invalid(path, "decimals and integers beyond 64 bits must be sent as strings");
+      continue;
     } else {
-      problems.invalid(path, "must be a string, number or boolean (metadata is flat)");
+      problems.invalid(path, "must be a string, integer or boolean (metadata is flat)");
       continue;
     }
     if (entry.key().empty() || entry.key().size() > 100 || !is_clean_text(entry.key())) {
