@@ -213,7 +213,10 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
                                                 "123e4567-e89b-42d3-a456-426614174000",
                                                 "x-idempotency-key"));
   } else if (key && is_mutating(context.request.method) && context.principal) {
-    response = run_idempotent(context, route, *key);
+    // A UUID in upper or lower case is the same key.
+    std::string normalised = *key;
+    for (char& c : normalised) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    response = run_idempotent(context, route, normalised);
   } else {
     response = route.handler(context);
   }

@@ -100,7 +100,11 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
                      const std::string& environment, bool as_json, bool only_when_empty) {
   auto store = open_migrated(flags);
   auto created = store->write<json::object>([&](store::Tx& tx) -> Result<json::object> {
-    // Checked inside the write unit so that two concurrent inits cannot both succeed.
+    // Checked inside the write unit so that two concurrent inits cannot both succeed: SQLite has
+    // one writer; PostgreSQL needs a lock, READ COMMITTED alone lets both see zero tenants.
+    if (only_when_empty && tx.engine() == store::Engine::postgres) {
+      tx.query("SELECT pg_advisory_xact_lock(7302)");
+    }
     if (only_when_empty && tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0) {
       return errors::make(409, "already_initialised", "already initialised");
     }

@@ -16,6 +16,13 @@ int migrate(Store& store) {
             "name TEXT NOT NULL, applied_at TEXT NOT NULL)");
     int current = static_cast<int>(
         tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")->integer(0));
+    int known = migrations().back().version;
+    if (current > known) {
+      // A newer node migrated this database; an older binary must not serve it.
+      throw StoreError("the database schema is version " + std::to_string(current) +
+                           ", newer than this binary's " + std::to_string(known),
+                       false);
+    }
     for (const Migration& migration : migrations()) {
       if (migration.version <= current) continue;
       const auto& statements = (tx.engine() == Engine::postgres && !migration.postgres.empty())

@@ -416,6 +416,19 @@ TEST(Idempotency, BusinessErrorsAreStoredValidationErrorsAreNot) {
   EXPECT_TRUE(retried.header("idempotent-replayed").empty());
 }
 
+TEST(Idempotency, KeysAreCaseInsensitive) {
+  Server& server = Server::shared();
+  std::string key = harness::new_uuid();
+  std::string upper = key;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string body = harness::account_holder_body("case-" + key);
+  Reply first = server.post("/v1/ledger/account_holders", body, {server.bearer_core(), "x-idempotency-key: " + key});
+  ASSERT_EQ(first.status, 201);
+  Reply again = server.post("/v1/ledger/account_holders", body, {server.bearer_core(), "x-idempotency-key: " + upper});
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.header("idempotent-replayed"), "true");
+}
+
 TEST(Idempotency, MalformedKeyIs400) {
   Server& server = Server::shared();
   Reply reply = server.post("/v1/ledger/account_holders", harness::account_holder_body("k"),

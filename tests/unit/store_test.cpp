@@ -132,7 +132,7 @@ TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {
     while (true) {
       auto batch = node.write<std::vector<jobs::Job>>([&](store::Tx& tx) -> Result<std::vector<jobs::Job>> {
         auto got = jobs::claim(tx, "deliver", name, 7, time::now_micros(), 60 * time::k_micros_per_second);
-        for (const auto& job : got) jobs::complete(tx, job);
+        for (const auto& job : got) EXPECT_TRUE(jobs::complete(tx, job, name));
         return got;
       }).value();
       if (batch.empty()) return;
@@ -164,6 +164,15 @@ TEST_P(StoreTest, ExpiredLeaseMakesAJobClaimableAgain) {
   auto again = claim_at(now + 5000);            // lease over: the worker died
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].attempts, 2);
+  // The first claim is stale now: it can neither complete nor release the job.
+  jobs::Job stale = again[0];
+  stale.attempts = 1;
+  EXPECT_FALSE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return jobs::complete(tx, stale, "w");
+  }).value());
+  EXPECT_TRUE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return jobs::retry_at(tx, again[0], "w", now + 6000);
+  }).value());
 }
 
 TEST_P(StoreTest, SingleStatementReadsAndTheirFailuresKeepThePoolUsable) {
@@ -179,6 +188,14 @@ TEST_P(StoreTest, SingleStatementReadsAndTheirFailuresKeepThePoolUsable) {
   });
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(count.value(), 0);
+}
+
+TEST_P(StoreTest, ASchemaNewerThanTheBinaryIsRefused) {
+  static_cast<void>(temp->store->write<int>([](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'now')");
+    return 0;
+  }));
+  EXPECT_THROW(store::migrate(*temp->store), store::StoreError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StoreTest,
@@ -282,3 +299,14 @@ TEST(Postgres, DeadlockedUnitIsRetriedAndBothSucceed) {
   EXPECT_EQ(data, "011,011");  // each row updated exactly twice: the killed attempt left nothing
 }
 
+
+TEST(Postgres, SessionsRunWithTheSettingsDurabilityAssumes) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore temp(store::Engine::postgres);
+  auto settings = temp.store->read<std::string>([](store::Tx& tx) -> Result<std::string> {
+    return tx.query_one("SELECT current_setting('synchronous_commit') || ',' || "
+                        "current_setting('statement_timeout') || ',' || "
+                        "current_setting('default_transaction_isolation')")->text(0);
+  }).value();
+  EXPECT_EQ(settings, "on,30s,read committed");
+}

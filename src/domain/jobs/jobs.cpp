@@ -33,14 +33,16 @@ std::vector<Job> claim(store::Tx& tx, std::string_view kind, std::string_view wo
   return claimed;
 }
 
-void complete(store::Tx& tx, const Job& job) {
-  tx.exec("DELETE FROM jobs WHERE tenant_id = ? AND id = ?", {job.tenant_id, job.id});
+// A claim is fenced by who holds it and which attempt it is.
+bool complete(store::Tx& tx, const Job& job, std::string_view worker_id) {
+  return tx.exec("DELETE FROM jobs WHERE tenant_id = ? AND id = ? AND claimed_by = ? AND attempts = ?",
+                 {job.tenant_id, job.id, std::string(worker_id), job.attempts}) == 1;
 }
 
-void retry_at(store::Tx& tx, const Job& job, time::Micros run_at) {
-  tx.exec("UPDATE jobs SET run_at = ?, lease_until = NULL, claimed_by = NULL "
-          "WHERE tenant_id = ? AND id = ?",
-          {run_at, job.tenant_id, job.id});
+bool retry_at(store::Tx& tx, const Job& job, std::string_view worker_id, time::Micros run_at) {
+  return tx.exec("UPDATE jobs SET run_at = ?, lease_until = NULL, claimed_by = NULL "
+                 "WHERE tenant_id = ? AND id = ? AND claimed_by = ? AND attempts = ?",
+                 {run_at, job.tenant_id, job.id, std::string(worker_id), job.attempts}) == 1;
 }
 
 }  // namespace tesoro::jobs

@@ -24,9 +24,10 @@ std::string enqueue(store::Tx& tx, std::string_view tenant_id, std::string_view 
                     std::string_view payload, time::Micros run_at);
 std::vector<Job> claim(store::Tx& tx, std::string_view kind, std::string_view worker_id,
                        std::int64_t limit, time::Micros now, time::Micros lease_micros);
-// Done: the job leaves the queue.
-void complete(store::Tx& tx, const Job& job);
+// Done: the job leaves the queue. Both return false when the claim was lost (the lease ended and
+// another worker claimed the job since): the caller must then drop its result.
+bool complete(store::Tx& tx, const Job& job, std::string_view worker_id);
 // Failed this time: released for another try at run_at.
-void retry_at(store::Tx& tx, const Job& job, time::Micros run_at);
+bool retry_at(store::Tx& tx, const Job& job, std::string_view worker_id, time::Micros run_at);
 
 }  // namespace tesoro::jobs

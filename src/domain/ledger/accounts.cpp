@@ -4,6 +4,7 @@
 
 #include "core/crypto.hpp"
 #include "core/ids.hpp"
+#include "core/money.hpp"
 #include "domain/ledger/journal.hpp"
 
 namespace tesoro::ledger {
@@ -194,9 +195,13 @@ Result<Account> fund_account(store::Tx& tx, const std::string& tenant_id, const 
                             account->currency + ")",
                         "amount.currency");
   }
+  auto debit = money::negate(amount_minor);
+  if (amount_minor <= 0 || !debit) {
+    return errors::validation("must be a positive amount", "amount.amount");
+  }
   std::string funding = system_account(tx, tenant_id, SystemRole::external_funding, currency, now);
   auto entry = post_entry(tx, tenant_id, "sandbox_funding", description,
-                          {{funding, -amount_minor, currency}, {id, amount_minor, currency}}, now);
+                          {{funding, *debit, currency}, {id, amount_minor, currency}}, now);
   if (!entry) return std::move(entry).error();
   return get_account(tx, tenant_id, id, surface);
 }

@@ -63,6 +63,7 @@ Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
                                const std::string& kind, const std::string& description,
                                const std::vector<Posting>& postings, time::Micros now) {
   // Balanced per currency, with checked sums: an unbalanced entry is a bug, never data.
+  if (postings.size() < 2) return errors::internal();
   std::map<std::string, std::int64_t> sums;
   for (const Posting& posting : postings) {
     if (posting.amount_minor == 0) return errors::internal();
@@ -71,7 +72,7 @@ Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
     sums[posting.currency] = *sum;
   }
   for (const auto& [currency, sum] : sums) {
-    if (sum != 0 || postings.size() < 2) return errors::internal();
+    if (sum != 0) return errors::internal();
   }
 
   // Lock every account once, in id order, so concurrent entries never deadlock.
@@ -124,9 +125,10 @@ Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
     if (!accounts[posting.account_id].may_go_negative) {
       // The type says the direction; the amount is a Money like everywhere else (positive).
       bool credit = posting.amount_minor > 0;
+      // Never INT64_MIN here: a debit that large could not have left a customer account.
+      std::int64_t magnitude = credit ? posting.amount_minor : *money::negate(posting.amount_minor);
       events::emit(tx, tenant_id, credit ? "account.credited" : "account.debited",
-                   event_data(posting.account_id, result.entry_id,
-                              credit ? posting.amount_minor : -posting.amount_minor,
+                   event_data(posting.account_id, result.entry_id, magnitude,
                               result.balances_after[i], posting.currency));
     }
   }

@@ -57,7 +57,17 @@ class Connection {
     if (conn_ && PQstatus(conn_) == CONNECTION_OK) return;
     if (conn_) PQfinish(conn_);
     statements_.clear();
-    conn_ = PQconnectdb(url_.c_str());
+    // Defaults first, the operator's URL after them: the URL wins where it says otherwise.
+    // Timeouts make a vanished server an error within seconds instead of a hang; the session
+    // settings are what durability and the locking design assume.
+    static const char* const k_keywords[] = {"connect_timeout", "keepalives", "keepalives_idle",
+                                             "keepalives_interval", "keepalives_count",
+                                             "tcp_user_timeout", "options", "dbname", nullptr};
+    const char* values[] = {"5", "1", "10", "5", "3", "15000",
+                            "-c synchronous_commit=on -c statement_timeout=30000 "
+                            "-c default_transaction_isolation=read\\ committed",
+                            url_.c_str(), nullptr};
+    conn_ = PQconnectdbParams(k_keywords, values, /*expand_dbname=*/1);
     if (PQstatus(conn_) != CONNECTION_OK) {
       std::string message = PQerrorMessage(conn_);
       PQfinish(conn_);
@@ -117,18 +127,33 @@ class Connection {
     try {
       exec_plain(sql);
     } catch (const PgError&) {
-      if (!broken() && PQstatus(conn_) == CONNECTION_OK) {
-        // A live connection that refused BEGIN: probe it, it may be half-dead.
-        PGresult* probe = PQexec(conn_, "SELECT 1");
-        bool alive = PQresultStatus(probe) == PGRES_TUPLES_OK;
-        PQclear(probe);
-        if (alive) throw;
-      }
-      PQfinish(conn_);
-      conn_ = nullptr;
-      ensure_open();
+      if (!reopen_if_dead()) throw;
       exec_plain(sql);
     }
+  }
+
+  // After a failure: true when the connection was dead (the server restarted) and has been
+  // opened again; false when it is alive, so the failure was the statement's own.
+  bool reopen_if_dead() {
+    if (!broken()) {
+      PGresult* probe = PQexec(conn_, "SELECT 1");
+      bool alive = PQresultStatus(probe) == PGRES_TUPLES_OK;
+      PQclear(probe);
+      if (alive) return false;
+    }
+    PQfinish(conn_);
+    conn_ = nullptr;
+    ensure_open();
+    return true;
+  }
+
+  // COMMIT of a transaction that failed earlier answers "ROLLBACK": that is not a commit.
+  void commit() {
+    PGresult* result = PQexec(conn_, "COMMIT");
+    check(result, "COMMIT");
+    std::string tag = PQcmdStatus(result);
+    PQclear(result);
+    if (tag != "COMMIT") throw PgError("COMMIT answered " + tag, "40000", false);
   }
 
  private:
@@ -178,14 +203,20 @@ class PostgresStore final : public Store {
       connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       PgTx tx(connection);
       fn(tx);
-      connection.exec_plain("COMMIT");
+      connection.commit();
     });
   }
 
   void run_read_single(const std::function<void(Tx&)>& fn) override {
     with_connection([&](Connection& connection) {
       PgTx tx(connection);
-      fn(tx);  // autocommit: the statement is its own transaction
+      try {
+        fn(tx);  // autocommit: the statement is its own transaction
+      } catch (const PgError&) {
+        // A pooled connection may have died while idle; a read is safe to run again once.
+        if (!connection.reopen_if_dead()) throw;
+        fn(tx);
+      }
     });
   }
 
@@ -196,7 +227,8 @@ class PostgresStore final : public Store {
           connection.begin("BEGIN");
           PgTx tx(connection);
           bool keep = fn(tx);
-          connection.exec_plain(keep ? "COMMIT" : "ROLLBACK");
+          if (keep) connection.commit();
+          else connection.exec_plain("ROLLBACK");
         });
         return;
       } catch (const PgError& failure) {

@@ -37,6 +37,15 @@ class Connection {
       sqlite3_close(db_);
       throw StoreError("cannot open " + path + ": " + message, true);
     }
+    try {
+      configure(read_only);
+    } catch (...) {
+      sqlite3_close(db_);  // the destructor does not run for a half-built connection
+      throw;
+    }
+  }
+
+  void configure(bool read_only) {
     sqlite3_busy_timeout(db_, limits::k_busy_timeout_ms);
     exec_plain("PRAGMA journal_mode=WAL");
     exec_plain("PRAGMA synchronous=FULL");
@@ -56,6 +65,8 @@ class Connection {
   }
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
+
+  void set_busy_timeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
 
   void exec_plain(const char* sql) {
     char* message = nullptr;
@@ -254,7 +265,12 @@ class SqliteStore final : public Store {
                                 [&] { return stopping_; });
       lock.unlock();
       try {
-        if (!connection) connection = std::make_unique<Connection>(path_, false);
+        if (!connection) {
+          connection = std::make_unique<Connection>(path_, false);
+          // A checkpoint that must wait for readers gives up at once and tries again later:
+          // RESTART holds the write lock while it waits, so a long reader would stall writes.
+          connection->set_busy_timeout(0);
+        }
         Rows result;
         connection->run("PRAGMA wal_checkpoint(PASSIVE)", {}, &result);
         // Under steady traffic some reader always holds an old snapshot, so the WAL would never
