@@ -50,9 +50,14 @@ class Connection {
     exec_plain("PRAGMA journal_mode=WAL");
     exec_plain("PRAGMA synchronous=FULL");
     exec_plain("PRAGMA foreign_keys=ON");
-    // Random identifiers spread inserts over many index pages: keep them in memory rather than
-    // re-reading them from the OS cache on every commit.
-    exec_plain("PRAGMA cache_size=-65536");
+    if (read_only) {
+      // Readers share the OS page cache through mmap instead of each filling a cache of its own.
+      exec_plain("PRAGMA mmap_size=268435456");
+    } else {
+      // Random identifiers spread inserts over many index pages: the writer keeps them in memory
+      // rather than re-reading them from the OS cache on every commit.
+      exec_plain("PRAGMA cache_size=-65536");
+    }
     // Savepoint journals (two per write unit) stay in memory instead of a temporary file.
     exec_plain("PRAGMA temp_store=MEMORY");
     // Checkpoints run on their own thread (SqliteStore::checkpoint_loop), off the commit path.
@@ -235,23 +240,36 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // At most read_connections_max_ readers exist; a caller past that waits for one to come back.
   std::unique_ptr<Connection> acquire_reader() {
     {
-      std::lock_guard lock(readers_mutex_);
+      std::unique_lock lock(readers_mutex_);
+      reader_returned_.wait(lock, [&] {
+        return !readers_.empty() || readers_open_ < read_connections_max_;
+      });
       if (!readers_.empty()) {
         auto connection = std::move(readers_.back());
         readers_.pop_back();
         return connection;
       }
+      ++readers_open_;
     }
-    return std::make_unique<Connection>(path_, true);
+    try {
+      return std::make_unique<Connection>(path_, true);
+    } catch (...) {
+      std::lock_guard lock(readers_mutex_);
+      --readers_open_;
+      reader_returned_.notify_one();
+      throw;
+    }
   }
 
   void release_reader(std::unique_ptr<Connection> connection) {
-    std::lock_guard lock(readers_mutex_);
-    if (static_cast<int>(readers_.size()) < read_connections_max_) {
+    {
+      std::lock_guard lock(readers_mutex_);
       readers_.push_back(std::move(connection));
     }
+    reader_returned_.notify_one();
   }
 
   // Copies committed WAL frames into the database file from a connection of its own, so the
@@ -358,7 +376,9 @@ class SqliteStore final : public Store {
   std::size_t commit_batch_max_;
   std::unique_ptr<Connection> writer_connection_;
   std::mutex readers_mutex_;
+  std::condition_variable reader_returned_;
   std::vector<std::unique_ptr<Connection>> readers_;
+  int readers_open_ = 0;
   std::mutex queue_mutex_;
   std::condition_variable queue_ready_;      // the writer waits on it, alone
   std::condition_variable checkpoint_wake_;  // the checkpointer waits on it, alone
