@@ -184,25 +184,19 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
 }
 
 http::Response App::dispatch(api::Context& context, const api::RouteSpec& route) {
-  bool limited = rate_limiter_.enabled() && route.rate_limited;
-  const std::string address_bucket = "ip:" + context.request.remote_address;
-  auto now = std::chrono::steady_clock::now();
-  std::optional<Error> denied;
+  // Credentials first (one indexed read), then one token: from the credential's bucket once
+  // known, else from the caller's address. A valid credential is never refused because others
+  // behind the same address (a balancer, a NAT) failed; a guesser runs out of tokens and gets
+  // 429 instead of 401.
+  std::optional<Error> denied = authenticate(context, route);
   std::optional<RateLimiter::Decision> decision;
-  // An address whose bucket failed requests have emptied gets 429 before any credential
-  // lookup: guessing keys costs the guesser, not the database.
-  if (limited && route.auth != api::AuthKind::none && rate_limiter_.is_empty(address_bucket, now)) {
-    decision = rate_limiter_.take(address_bucket, now);
-  } else {
-    denied = authenticate(context, route);
-    if (limited) {
-      // One token per request: the credential's bucket once known, else the caller's address.
-      decision = rate_limiter_.take(context.principal ? "credential:" + context.principal->credential_id
-                                                      : address_bucket,
-                                    now);
-    }
+  if (rate_limiter_.enabled() && route.rate_limited) {
+    decision = rate_limiter_.take(context.principal
+                                      ? "credential:" + context.principal->credential_id
+                                      : "ip:" + context.request.remote_address,
+                                  std::chrono::steady_clock::now());
+    if (!decision->allowed) denied = errors::rate_limited(decision->retry_after_seconds);
   }
-  if (decision && !decision->allowed) denied = errors::rate_limited(decision->retry_after_seconds);
   http::Response response;
   const std::string* key = context.request.header("x-idempotency-key");
   if (denied) {

@@ -39,13 +39,4 @@ RateLimiter::Decision RateLimiter::take(const std::string& key,
   return decision;
 }
 
-bool RateLimiter::is_empty(const std::string& key, std::chrono::steady_clock::time_point now) {
-  Shard& shard = shards_[std::hash<std::string>{}(key) % k_shards];
-  std::lock_guard lock(shard.mutex);
-  auto found = shard.buckets.find(key);
-  if (found == shard.buckets.end()) return false;
-  double elapsed = std::chrono::duration<double>(now - found->second.updated).count();
-  return found->second.tokens + elapsed * per_second_ < 1.0;
-}
-
 }  // namespace tesoro::app

@@ -22,8 +22,7 @@ class RateLimiter {
 
   bool enabled() const { return per_second_ > 0; }
   Decision take(const std::string& key, std::chrono::steady_clock::time_point now);
-  // True when take() would refuse now; takes nothing.
-  bool is_empty(const std::string& key, std::chrono::steady_clock::time_point now);
+
 
  private:
   struct Bucket {

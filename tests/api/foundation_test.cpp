@@ -499,6 +499,8 @@ TEST(RateLimit, GuessingKeysAndUnknownRoutesAreLimitedByAddress) {
   for (int i = 0; i < 6; ++i) last = server.get("/v1/accounts", {"Authorization: Bearer sk_sandbox_guess" + std::to_string(i)});
   expect_envelope(last, 429, "rate_limit_exceeded");
   EXPECT_FALSE(last.header("retry-after").empty());
+  // A valid credential from the same address has its own bucket: others' failures never block it.
+  EXPECT_EQ(server.get("/v1/accounts", {server.bearer_core()}).status, 200);
   Server other({{"--rate-limit", "1", "--rate-burst", "3"}, true});
   for (int i = 0; i < 6; ++i) last = other.get("/v1/nothing");
   expect_envelope(last, 429, "rate_limit_exceeded");

@@ -118,9 +118,9 @@ std::optional<ledger::Metadata> read_metadata(ObjectReader& body, Problems& prob
       problems.invalid(path, "must be a string, integer or boolean (metadata is flat)");
       continue;
     }
-    if (entry.key().empty() || entry.key().size() > 100 || !is_clean_text(entry.key())) {
+    if (entry.key().empty() || utf8_length(entry.key()) > 100 || !is_clean_text(entry.key())) {
       problems.invalid(path, "keys must have 1 to 100 printable characters");
-    } else if (text.size() > 500 || !is_clean_text(text)) {
+    } else if (utf8_length(text) > 500 || !is_clean_text(text)) {
       problems.invalid(path, "must be printable text of at most 500 characters");
     } else {
       metadata.emplace_back(std::string(entry.key()), std::move(text));

@@ -26,6 +26,7 @@ bool is_unavailable_state(const std::string& state) {
   return state.rfind("08", 0) == 0 ||   // connection exception
          state.rfind("53", 0) == 0 ||   // insufficient resources
          state.rfind("57P", 0) == 0 ||  // operator intervention (shutdown, crash)
+         state == "57014" ||            // statement_timeout: the database is overloaded
          state == "55P03";              // lock not available
 }
 
