@@ -93,11 +93,6 @@ std::string ObjectReader::path(std::string_view key) const {
   return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
 }
 
-bool ObjectReader::has(std::string_view key) const {
-  auto found = object_.find(key);
-  return found != object_.end() && !found->value().is_null();
-}
-
 const json::value* ObjectReader::find(std::string_view key, Need need) {
   known_.emplace(key);
   auto found = object_.find(key);
@@ -148,16 +143,6 @@ std::optional<std::int64_t> ObjectReader::integer(std::string_view key, Need nee
     return std::nullopt;
   }
   return number;
-}
-
-std::optional<bool> ObjectReader::boolean(std::string_view key, Need need) {
-  const json::value* value = find(key, need);
-  if (!value) return std::nullopt;
-  if (!value->is_bool()) {
-    problems_.invalid(path(key), "must be a boolean");
-    return std::nullopt;
-  }
-  return value->get_bool();
 }
 
 std::optional<std::string> ObjectReader::one_of(std::string_view key, Need need,

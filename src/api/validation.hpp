@@ -38,13 +38,11 @@ class ObjectReader {
       : object_(object), prefix_(std::move(prefix)), problems_(problems) {}
 
   std::string path(std::string_view key) const;
-  bool has(std::string_view key) const;
   // Absent and null are the same for optional fields.
   std::optional<std::string> string(std::string_view key, Need need,
                                     std::size_t max_chars = limits::k_string_max_chars);
   std::optional<std::int64_t> integer(std::string_view key, Need need, std::int64_t min,
                                       std::int64_t max);
-  std::optional<bool> boolean(std::string_view key, Need need);
   std::optional<std::string> one_of(std::string_view key, Need need,
                                     const std::vector<std::string>& allowed);
   // An identifier with the given prefix (pattern ^[a-z]{2,7}_[A-Za-z0-9_-]{22}$).

@@ -36,11 +36,6 @@ std::int64_t Row::integer(std::size_t column) const {
   return 0;
 }
 
-std::optional<std::int64_t> Row::optional_integer(std::size_t column) const {
-  if (is_null(column)) return std::nullopt;
-  return integer(column);
-}
-
 std::optional<Row> Tx::query_one(std::string_view sql, const Params& params) {
   Rows rows = query(sql, params);
   if (rows.empty()) return std::nullopt;

@@ -38,7 +38,6 @@ class Row {
   std::string text(std::size_t column) const;  // "" when null
   std::optional<std::string> optional_text(std::size_t column) const;
   std::int64_t integer(std::size_t column) const;  // 0 when null
-  std::optional<std::int64_t> optional_integer(std::size_t column) const;
 
  private:
   std::vector<Value> values_;
