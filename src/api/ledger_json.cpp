@@ -53,6 +53,14 @@ json::object tenant_account_json(const ledger::Account& account) {
                       {"updated_at", account.updated_at}};
 }
 
+namespace {
+
+struct FundingRequest {
+  Money amount;
+  std::string description;
+};
+
+// `problems` may already hold problems of the path, so that one answer lists them all.
 Result<FundingRequest> decode_funding(std::string_view body, Problems& problems) {
   auto parsed = parse_object(body);
   if (!parsed) {
@@ -67,6 +75,24 @@ Result<FundingRequest> decode_funding(std::string_view body, Problems& problems)
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();
   return request;
+}
+
+}  // namespace
+
+http::Response fund_account_response(Context& context, std::string_view prefix,
+                                     std::string_view what, ledger::Surface surface,
+                                     json::object (*encode)(const ledger::Account&)) {
+  Problems problems;
+  std::string id = check_path_id(context.param("id"), prefix, what, problems);
+  auto request = decode_funding(context.request.body, problems);
+  if (!request) return context.error(request.error());
+  return context.write([&](store::Tx& tx) -> Result<http::Response> {
+    auto account = ledger::fund_account(tx, context.tenant_id(), id, surface,
+                                        request->amount.amount_minor, request->amount.currency,
+                                        request->description, time::now_micros());
+    if (!account) return std::move(account).error();
+    return json_response(201, encode(account.value()));
+  });
 }
 
 }  // namespace tesoro::api

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "api/context.hpp"
 #include "api/json.hpp"
 #include "api/validation.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -15,12 +16,11 @@ json::object account_json(const ledger::Account& account);
 // Tenant account of the participant API.
 json::object tenant_account_json(const ledger::Account& account);
 
-struct FundingRequest {
-  Money amount;
-  std::string description;
-};
-// Sandbox funding body: `amount` (Money), optional `description`. `problems` may already hold
-// problems of the path, so that one answer lists them all.
-Result<FundingRequest> decode_funding(std::string_view body, Problems& problems);
+// Sandbox funding of the account named by the path's {id} on either surface: validates the id
+// and the body (`amount`, optional `description`) together, credits it from external funding,
+// answers 201 with the account encoded by `encode`.
+http::Response fund_account_response(Context& context, std::string_view prefix,
+                                     std::string_view what, ledger::Surface surface,
+                                     json::object (*encode)(const ledger::Account&));
 
 }  // namespace tesoro::api

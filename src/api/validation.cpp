@@ -49,6 +49,15 @@ Error Problems::to_error() const {
   return error;
 }
 
+std::string check_path_id(std::string_view value, std::string_view prefix, std::string_view what,
+                          Problems& problems, std::string path) {
+  if (!ids::has_prefix(value, prefix)) {
+    problems.invalid(std::move(path), "must be " + std::string(what) + " id (" +
+                                          std::string(prefix) + "_...)");
+  }
+  return std::string(value);
+}
+
 bool is_clean_text(std::string_view text) {
   for (unsigned char c : text) {
     if (c < 0x20 || c == 0x7f) return false;

@@ -61,6 +61,10 @@ class ObjectReader {
 
 // Free text rules shared by every string field: valid UTF-8 is already guaranteed by the parser;
 // control characters (NUL included) are refused.
+// An identifier taken from the path: a problem at `path` unless it has the prefix.
+std::string check_path_id(std::string_view value, std::string_view prefix, std::string_view what,
+                          Problems& problems, std::string path = "id");
+
 bool is_clean_text(std::string_view text);
 bool is_valid_utf8(std::string_view text);
 // Characters (code points) of valid UTF-8: what every "at most N characters" counts.

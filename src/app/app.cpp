@@ -228,11 +228,9 @@ http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& 
         return idempotency::find(tx, tenant_id, key, fingerprint, time::now_micros());
       });
   if (found.ok() && found.value()) return context.answer_stored(*found.value());
-  ClaimGuard guard{in_flight_, tenant_id + "\n" + key};
-  if (!in_flight_.try_claim(guard.claim)) {
-    guard.claim.clear();  // not ours to release
-    return context.error(errors::idempotency_key_in_use());
-  }
+  std::string claim = tenant_id + "\n" + key;
+  if (!in_flight_.try_claim(claim)) return context.error(errors::idempotency_key_in_use());
+  ClaimGuard guard{in_flight_, std::move(claim)};
   context.idempotency = api::IdempotencyClaim{key, fingerprint};
   return route.handler(context);
 }

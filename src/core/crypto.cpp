@@ -69,13 +69,15 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   return hex(digest, length);
 }
 
-std::string random_token(std::size_t bytes) {
-  std::string raw(bytes, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes)) != 1) {
+std::string random_bytes(std::size_t count) {
+  std::string raw(count, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(count)) != 1) {
     throw std::runtime_error("RAND_bytes failed");  // no entropy: nothing safe to do
   }
-  return base64url(raw);
+  return raw;
 }
+
+std::string random_token(std::size_t bytes) { return base64url(random_bytes(bytes)); }
 
 std::string base64url(std::string_view bytes) { return encode(bytes, k_base64url, false); }
 std::string base64(std::string_view bytes) { return encode(bytes, k_base64, true); }

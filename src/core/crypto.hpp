@@ -9,6 +9,8 @@ namespace tesoro::crypto {
 
 std::string sha256_hex(std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+// `count` bytes from the cryptographic random source.
+std::string random_bytes(std::size_t count);
 // `bytes` random bytes, base64url without padding.
 std::string random_token(std::size_t bytes);
 std::string base64url(std::string_view bytes);

@@ -2,7 +2,6 @@
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation.hpp"
-#include "core/ids.hpp"
 #include "domain/ledger/account_holders.hpp"
 
 namespace tesoro::api {
@@ -207,10 +206,9 @@ http::Response create(Context& context) {
 }
 
 http::Response show(Context& context) {
-  std::string id(context.param("id"));
-  if (!ids::has_prefix(id, "acch")) {
-    return context.error(errors::validation("must be an account holder id (acch_...)", "id"));
-  }
+  Problems problems;
+  std::string id = check_path_id(context.param("id"), "acch", "an account holder", problems);
+  if (!problems.empty()) return context.error(problems.to_error());
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     auto holder = ledger::get_account_holder(tx, context.tenant_id(), id);
     if (!holder) return std::move(holder).error();

@@ -4,7 +4,6 @@
 #include "api/ledger_json.hpp"
 #include "api/lists.hpp"
 #include "api/validation.hpp"
-#include "core/ids.hpp"
 #include "domain/ledger/accounts.hpp"
 
 namespace tesoro::api {
@@ -48,16 +47,9 @@ http::Response list(Context& context) {
       account_json);
 }
 
-// The {id} of the path: an account id, or a problem at path "id".
-std::string account_id_param(Context& context, Problems& problems) {
-  std::string id(context.param("id"));
-  if (!ids::has_prefix(id, "acc")) problems.invalid("id", "must be an account id (acc_...)");
-  return id;
-}
-
 http::Response show(Context& context) {
   Problems problems;
-  std::string id = account_id_param(context, problems);
+  std::string id = check_path_id(context.param("id"), "acc", "an account", problems);
   if (!problems.empty()) return context.error(problems.to_error());
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::get_account(tx, context.tenant_id(), id, ledger::Surface::core);
@@ -67,17 +59,7 @@ http::Response show(Context& context) {
 }
 
 http::Response fund(Context& context) {
-  Problems problems;
-  std::string id = account_id_param(context, problems);
-  auto request = decode_funding(context.request.body, problems);
-  if (!request) return context.error(request.error());
-  return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto account = ledger::fund_account(tx, context.tenant_id(), id, ledger::Surface::core,
-                                        request->amount.amount_minor, request->amount.currency,
-                                        request->description, time::now_micros());
-    if (!account) return std::move(account).error();
-    return json_response(201, account_json(account.value()));
-  });
+  return fund_account_response(context, "acc", "an account", ledger::Surface::core, account_json);
 }
 
 }  // namespace

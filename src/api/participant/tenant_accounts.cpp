@@ -2,7 +2,6 @@
 #include "api/context.hpp"
 #include "api/ledger_json.hpp"
 #include "api/validation.hpp"
-#include "core/ids.hpp"
 #include "domain/ledger/accounts.hpp"
 
 namespace tesoro::api {
@@ -32,18 +31,8 @@ http::Response list(Context& context) {
 }
 
 http::Response fund(Context& context) {
-  std::string id(context.param("id"));
-  Problems problems;
-  if (!ids::has_prefix(id, "bbtacc")) problems.invalid("id", "must be a tenant account id (bbtacc_...)");
-  auto request = decode_funding(context.request.body, problems);
-  if (!request) return context.error(request.error());
-  return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto account = ledger::fund_account(tx, context.tenant_id(), id, ledger::Surface::participant,
-                                        request->amount.amount_minor, request->amount.currency,
-                                        request->description, time::now_micros());
-    if (!account) return std::move(account).error();
-    return json_response(201, tenant_account_json(account.value()));
-  });
+  return fund_account_response(context, "bbtacc", "a tenant account", ledger::Surface::participant,
+                               tenant_account_json);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 namespace tesoro::idempotency {
 
 bool is_valid_key(std::string_view key) {
-  if (key.size() != 36 || key.size() > limits::k_idempotency_key_max_chars) return false;
+  static_assert(36 <= limits::k_idempotency_key_max_chars);
+  if (key.size() != 36) return false;
   for (std::size_t i = 0; i < key.size(); ++i) {
     char c = key[i];
     if (i == 8 || i == 13 || i == 18 || i == 23) {

@@ -26,9 +26,7 @@ const char* surface_name(Surface surface) {
 std::string random_number() {
   std::string digits;
   while (digits.size() < 10) {
-    bool ok = false;
-    std::string bytes = crypto::base64_decode(crypto::random_token(16), ok);
-    for (unsigned char byte : bytes) {
+    for (unsigned char byte : crypto::random_bytes(16)) {
       if (byte < 250 && digits.size() < 10) digits += static_cast<char>('0' + byte % 10);
     }
   }
@@ -203,7 +201,10 @@ Result<Account> fund_account(store::Tx& tx, const std::string& tenant_id, const 
   auto entry = post_entry(tx, tenant_id, "sandbox_funding", description,
                           {{funding, *debit, currency}, {id, amount_minor, currency}}, now);
   if (!entry) return std::move(entry).error();
-  return get_account(tx, tenant_id, id, surface);
+  // What post_entry wrote to the row: its balance after the credit, stamped now.
+  account->balance_minor = entry->balances_after[1];
+  account->balance_updated_at = account->updated_at = time::iso(now);
+  return account;
 }
 
 }  // namespace tesoro::ledger

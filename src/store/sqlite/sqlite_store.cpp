@@ -195,33 +195,27 @@ class SqliteStore final : public Store {
 
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
-    std::unique_ptr<Connection> connection = acquire_reader();
-    try {
-      connection->run("BEGIN", {}, nullptr);
-      SqliteTx tx(*connection);
-      fn(tx);
-      connection->run("COMMIT", {}, nullptr);
-    } catch (...) {
+    with_reader([&](Connection& connection) {
+      connection.run("BEGIN", {}, nullptr);
       try {
-        connection->exec_plain("ROLLBACK");
-      } catch (const StoreError&) {  // already rolled back; nothing else to undo
+        SqliteTx tx(connection);
+        fn(tx);
+      } catch (...) {
+        try {
+          connection.exec_plain("ROLLBACK");
+        } catch (const StoreError&) {  // already rolled back; nothing else to undo
+        }
+        throw;
       }
-      release_reader(std::move(connection));
-      throw;
-    }
-    release_reader(std::move(connection));
+      connection.run("COMMIT", {}, nullptr);
+    });
   }
 
   void run_read_single(const std::function<void(Tx&)>& fn) override {
-    std::unique_ptr<Connection> connection = acquire_reader();
-    try {
-      SqliteTx tx(*connection);
+    with_reader([&](Connection& connection) {
+      SqliteTx tx(connection);
       fn(tx);  // autocommit: the statement reads one snapshot
-    } catch (...) {
-      release_reader(std::move(connection));
-      throw;
-    }
-    release_reader(std::move(connection));
+    });
   }
 
   void run_write(const std::function<bool(Tx&)>& fn) override {
@@ -240,6 +234,19 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // Lends a reader connection to body and takes it back, however body leaves.
+  template <class F>
+  void with_reader(F&& body) {
+    std::unique_ptr<Connection> connection = acquire_reader();
+    try {
+      body(*connection);
+    } catch (...) {
+      release_reader(std::move(connection));
+      throw;
+    }
+    release_reader(std::move(connection));
+  }
+
   // At most read_connections_max_ readers exist; a caller past that waits for one to come back.
   std::unique_ptr<Connection> acquire_reader() {
     {
