@@ -5,6 +5,7 @@
 #include "core/ids.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
 
 namespace tesoro::app {
@@ -83,7 +84,8 @@ App::App(Config config, std::unique_ptr<store::Store> store)
     : config_(std::move(config)),
       store_(std::move(store)),
       services_{*store_, config_, in_flight_},
-      rate_limiter_(default_rate(config_), default_burst(config_)) {
+      rate_limiter_(default_rate(config_), default_burst(config_)),
+      runner_(*store_, clock_) {
   api::Routes all;
   api::add_operations_routes(all);
   api::add_oauth_routes(all);
@@ -245,37 +247,37 @@ http::Response App::render_transport_error(const Error& error, const http::Reque
 }
 
 void App::start_background() {
-  sweeper_ = std::thread([this] { sweep_loop(); });
+  // Expired idempotency records and tokens, a bounded chunk per unit.
+  runner_.add(workers::PeriodicWorker{
+      "sweeper", std::chrono::milliseconds(limits::k_idempotency_sweep_interval_ms), {},
+      [](store::Store& store, time::Micros real_now) {
+        auto swept = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+          return idempotency::sweep_expired(tx, real_now, limits::k_sweep_chunk_rows) +
+                 auth::sweep_expired_tokens(tx, real_now, limits::k_sweep_chunk_rows);
+        });
+        if (swept.value() > 0) {
+          log::write(log::Level::info, "sweeper.removed", {{"rows", std::to_string(swept.value())}});
+        }
+        metrics::count_worker_run("sweeper", false);
+        return swept.value() >= limits::k_sweep_chunk_rows;
+      }});
+  // Positions for committed events, woken by every unit that emitted some.
+  runner_.add(workers::PeriodicWorker{
+      "events.sequencer", std::chrono::milliseconds(limits::k_worker_poll_ms),
+      {std::string(events::k_emitted_topic)},
+      [](store::Store& store, time::Micros) {
+        auto positioned = store.write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+          return events::assign_positions(tx, limits::k_event_sequence_batch_max);
+        });
+        if (positioned.value() > 0) metrics::count_worker_run("events.sequencer", false);
+        return positioned.value() >= limits::k_event_sequence_batch_max;
+      }});
+  runner_.start();
 }
 
 void App::stop_background() {
-  {
-    std::lock_guard lock(sweep_mutex_);
-    sweep_stop_ = true;
-  }
-  sweep_wake_.notify_all();
-  if (sweeper_.joinable()) sweeper_.join();
-}
-
-void App::sweep_loop() {
-  std::unique_lock lock(sweep_mutex_);
-  while (!sweep_stop_) {
-    lock.unlock();
-    try {
-      auto swept = store_->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
-        time::Micros now = time::now_micros();
-        return idempotency::sweep_expired(tx, now) + auth::sweep_expired_tokens(tx, now);
-      });
-      if (swept.ok() && swept.value() > 0) {
-        log::write(log::Level::info, "sweeper.removed", {{"rows", std::to_string(swept.value())}});
-      }
-    } catch (const std::exception& failure) {
-      log::write(log::Level::warn, "sweeper.failed", {{"what", failure.what()}});
-    }
-    lock.lock();
-    sweep_wake_.wait_for(lock, std::chrono::milliseconds(limits::k_idempotency_sweep_interval_ms),
-                         [this] { return sweep_stop_; });
-  }
+  runner_.stop();
+  store_->stop();
 }
 
 }  // namespace tesoro::app

@@ -12,7 +12,9 @@
 #include "app/rate_limiter.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
+#include "core/clock.hpp"
 #include "store/store.hpp"
+#include "workers/runner.hpp"
 
 namespace tesoro::app {
 
@@ -24,28 +26,27 @@ class App {
   // Never throws: every failure becomes an envelope.
   http::Response handle(http::Request& request);
   http::Response render_transport_error(const Error& error, const http::Request& request);
-  // Background sweepers (expired idempotency records and tokens).
+  // The background workers (workers::Runner): the sweeper of expired idempotency records and
+  // tokens, the event sequencer, and each module's job workers.
   void start_background();
+  // Stops the workers, then the store: a write after this answers 503 at once.
   void stop_background();
+  workers::Runner& runner() { return runner_; }
 
  private:
   http::Response dispatch(api::Context& context, const api::RouteSpec& route);
   std::optional<Error> authenticate(api::Context& context, const api::RouteSpec& route);
   http::Response run_idempotent(api::Context& context, const api::RouteSpec& route,
                                 const std::string& key);
-  void sweep_loop();
-
   Config config_;
   std::unique_ptr<store::Store> store_;
+  time::SystemClock clock_;
   api::InFlightKeys in_flight_;
   api::Services services_;
   RateLimiter rate_limiter_;
   http::Router router_;
   api::Routes routes_;
-  std::mutex sweep_mutex_;
-  std::condition_variable sweep_wake_;
-  bool sweep_stop_ = false;
-  std::thread sweeper_;
+  workers::Runner runner_;  // after store_: stopped and destroyed before it
 };
 
 }  // namespace tesoro::app

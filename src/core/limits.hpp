@@ -26,6 +26,19 @@ inline constexpr int k_busy_timeout_ms = 5'000;
 inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file
 inline constexpr std::int64_t k_wal_restart_frames = 4096;  // 16 MiB of 4 KiB pages
 
+// Sandbox clock
+inline constexpr std::int64_t k_clock_advance_max_seconds = 31'536'000;  // one year per advance
+inline constexpr std::int64_t k_clock_offset_max_seconds = 100LL * 365 * 86'400;
+
+// Background work
+inline constexpr int k_worker_poll_ms = 250;          // a worker looks for due work this often
+inline constexpr int k_worker_batch_max = 100;         // jobs claimed at once
+inline constexpr std::int64_t k_job_lease_seconds = 30;  // real time: a crashed worker's jobs
+inline constexpr int k_job_attempts_max = 8;           // then the job is kept as failed
+inline constexpr std::int64_t k_job_backoff_max_seconds = 3600;
+inline constexpr std::int64_t k_sweep_chunk_rows = 500;  // rows one sweeper unit deletes
+inline constexpr std::int64_t k_event_sequence_batch_max = 1000;  // events positioned per unit
+
 // Identifiers and keys
 inline constexpr std::size_t k_id_random_chars = 22;
 inline constexpr std::size_t k_idempotency_key_max_chars = 255;
@@ -58,5 +71,8 @@ static_assert(k_page_size_min <= k_page_size_default && k_page_size_default <= k
 static_assert(k_sandbox_rate_burst >= k_sandbox_rate_per_second);
 static_assert(k_production_rate_burst >= k_production_rate_per_second);
 static_assert(k_refresh_token_ttl_seconds > k_access_token_ttl_seconds);
+static_assert(k_clock_advance_max_seconds <= k_clock_offset_max_seconds);
+static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
+              "its lease must outlast many polls");
 
 }  // namespace tesoro::limits

@@ -39,6 +39,13 @@ struct State {
   LatencyHistogram commit_seconds{k_latency_bounds};
   std::atomic<std::size_t> write_queue_depth{0};
   std::atomic<long> in_flight{0};
+  std::atomic<std::uint64_t> store_retries{0};
+  struct Worker {
+    std::uint64_t runs = 0;
+    std::uint64_t failures = 0;
+    double lag_seconds = 0;
+  };
+  std::map<std::string, Worker, std::less<>> workers;  // names come from code, never clients
 };
 
 State& state() {
@@ -85,6 +92,22 @@ void observe_commit_batch(std::size_t units, double seconds) {
 }
 
 void set_write_queue_depth(std::size_t depth) { state().write_queue_depth.store(depth); }
+void count_store_retry() { state().store_retries.fetch_add(1); }
+std::uint64_t store_retries() { return state().store_retries.load(); }
+
+void count_worker_run(std::string_view worker, bool failed) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  auto& entry = s.workers[std::string(worker)];
+  ++entry.runs;
+  if (failed) ++entry.failures;
+}
+
+void set_worker_lag(std::string_view worker, double seconds) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.workers[std::string(worker)].lag_seconds = seconds;
+}
 void add_in_flight(int delta) { state().in_flight.fetch_add(delta); }
 
 std::string render_prometheus() {
@@ -116,6 +139,27 @@ std::string render_prometheus() {
   out += "# HELP tesoro_http_in_flight Requests being handled now.\n";
   out += "# TYPE tesoro_http_in_flight gauge\n";
   out += "tesoro_http_in_flight " + std::to_string(s.in_flight.load()) + "\n";
+  out += "# HELP tesoro_store_retries_total PostgreSQL units run again after a deadlock or "
+         "serialization failure.\n";
+  out += "# TYPE tesoro_store_retries_total counter\n";
+  out += "tesoro_store_retries_total " + std::to_string(s.store_retries.load()) + "\n";
+  out += "# HELP tesoro_worker_runs_total Background worker runs (jobs handled, periodic passes).\n";
+  out += "# TYPE tesoro_worker_runs_total counter\n";
+  for (const auto& [name, worker] : s.workers) {
+    out += "tesoro_worker_runs_total{worker=\"" + name + "\"} " + std::to_string(worker.runs) + "\n";
+  }
+  out += "# HELP tesoro_worker_failures_total Background worker runs that failed.\n";
+  out += "# TYPE tesoro_worker_failures_total counter\n";
+  for (const auto& [name, worker] : s.workers) {
+    out += "tesoro_worker_failures_total{worker=\"" + name + "\"} " +
+           std::to_string(worker.failures) + "\n";
+  }
+  out += "# HELP tesoro_worker_lag_seconds How late the worker's last job started after it was "
+         "due.\n";
+  out += "# TYPE tesoro_worker_lag_seconds gauge\n";
+  for (const auto& [name, worker] : s.workers) {
+    out += "tesoro_worker_lag_seconds{worker=\"" + name + "\"} " + number(worker.lag_seconds) + "\n";
+  }
   return out;
 }
 

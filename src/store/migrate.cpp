@@ -25,10 +25,11 @@ int migrate(Store& store) {
     }
     for (const Migration& migration : migrations()) {
       if (migration.version <= current) continue;
-      const auto& statements = (tx.engine() == Engine::postgres && !migration.postgres.empty())
-                                   ? migration.postgres
-                                   : migration.sqlite;
-      for (const std::string& statement : statements) tx.exec(statement);
+      for (const Statement& statement : migration.statements) {
+        const std::string& sql =
+            tx.engine() == Engine::postgres ? statement.postgres : statement.sqlite;
+        if (!sql.empty()) tx.exec(sql);
+      }
       tx.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
               {std::int64_t{migration.version}, migration.name, time::iso_now()});
       current = migration.version;

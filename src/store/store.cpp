@@ -1,5 +1,7 @@
 #include "store/store.hpp"
 
+#include "core/log.hpp"
+
 #include "store/sqlite/sqlite_store.hpp"
 #ifdef TESORO_WITH_POSTGRES
 #include "store/postgres/postgres_store.hpp"
@@ -51,6 +53,19 @@ std::unique_ptr<Store> open(const Options& options) {
 #endif
   }
   return open_sqlite(options);
+}
+
+void Store::run_after_commit(std::vector<Tx::Hook>& hooks, const std::vector<std::string>& topics) {
+  // The unit is durable: a failing hook is logged, never turned into a failure of the write.
+  for (Tx::Hook& hook : hooks) {
+    try {
+      hook();
+    } catch (const std::exception& failure) {
+      log::write(log::Level::error, "store.after_commit_failed", {{"what", failure.what()}});
+    }
+  }
+  if (!listener_) return;
+  for (const std::string& topic : topics) listener_(topic);
 }
 
 bool Store::ping() {

@@ -8,6 +8,13 @@
 //   committed (on disk) before write() returns; when fn returns an Error, every effect of fn is
 //   rolled back and the Error is returned. Units may be committed in groups with other units; one
 //   unit failing never affects another.
+// - A write function may run more than once (PostgreSQL retries a unit that hit a deadlock or a
+//   serialization failure) and on another thread (the SQLite writer). So it must have no effect
+//   outside its transaction: no I/O, no waking of workers, no metrics. Work that must follow the
+//   commit goes through tx.after_commit(hook) or tx.notify(topic): the store runs them once, on
+//   the thread that called write(), after the unit is durable, and never for a unit that was
+//   rolled back or for an attempt that was retried.
+// - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits.
 // - A failure of the storage itself throws StoreError (caught once at the request boundary).
 // - Both calls block the calling thread; call them from worker threads, never from I/O threads.
 #include <cstdint>
@@ -57,6 +64,7 @@ class StoreError : public std::runtime_error {
 
 class Tx {
  public:
+  using Hook = std::function<void()>;
   virtual ~Tx() = default;
   virtual Rows query(std::string_view sql, const Params& params = {}) = 0;
   // Returns the number of rows changed.
@@ -69,6 +77,16 @@ class Tx {
   // Runs fn inside a savepoint; rolls its effects back when it returns an Error.
   template <class T, class F>
   Result<T> nested(F&& fn);
+
+  // Runs hook once this unit is durably committed (see the contract above).
+  void after_commit(Hook hook) { hooks_.push_back(std::move(hook)); }
+  // Tells the store's listener (the worker runner) that `topic` has new work, once committed.
+  void notify(std::string topic) { topics_.push_back(std::move(topic)); }
+
+ private:
+  friend class Store;
+  std::vector<Hook> hooks_;
+  std::vector<std::string> topics_;
 };
 
 class Store {
@@ -98,32 +116,57 @@ class Store {
   template <class T, class F>
   Result<T> write(F&& fn) {
     std::optional<Result<T>> result;
+    std::vector<Tx::Hook> hooks;
+    std::vector<std::string> topics;
     run_write([&](Tx& tx) {
       result.emplace(fn(tx));
+      // Each attempt has a Tx of its own: a retried attempt's hooks are dropped with it.
+      hooks = std::move(tx.hooks_);
+      topics = std::move(tx.topics_);
       return result->ok();
     });
+    if (result->ok()) run_after_commit(hooks, topics);
     return std::move(*result);
   }
+
+  // Who hears tx.notify(topic) after commit. Set once, before the first write.
+  void set_listener(std::function<void(const std::string& topic)> listener) {
+    listener_ = std::move(listener);
+  }
+  // From now on every write throws StoreError{unavailable} at once. Units already queued finish.
+  virtual void stop() = 0;
 
  protected:
   virtual void run_read(const std::function<void(Tx&)>& fn) = 0;
   virtual void run_read_single(const std::function<void(Tx&)>& fn) { run_read(fn); }
   // fn returns true to keep its effects, false to roll them back.
   virtual void run_write(const std::function<bool(Tx&)>& fn) = 0;
+
+ private:
+  void run_after_commit(std::vector<Tx::Hook>& hooks, const std::vector<std::string>& topics);
+  std::function<void(const std::string&)> listener_;
 };
 
 template <class T, class F>
 Result<T> Tx::nested(F&& fn) {
   exec("SAVEPOINT nested_unit");
+  // What the nested part asks to run after commit is undone with it.
+  const std::size_t hooks_before = hooks_.size();
+  const std::size_t topics_before = topics_.size();
+  auto undo = [&] {
+    exec("ROLLBACK TO SAVEPOINT nested_unit");
+    hooks_.resize(hooks_before);
+    topics_.resize(topics_before);
+  };
   std::optional<Result<T>> result;
   try {
     result.emplace(fn(*this));
   } catch (...) {
-    exec("ROLLBACK TO SAVEPOINT nested_unit");
+    undo();
     exec("RELEASE SAVEPOINT nested_unit");
     throw;
   }
-  if (!result->ok()) exec("ROLLBACK TO SAVEPOINT nested_unit");
+  if (!result->ok()) undo();
   exec("RELEASE SAVEPOINT nested_unit");
   return std::move(*result);
 }

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
+#include "core/metrics.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "test_stores.hpp"
@@ -45,6 +47,14 @@ class JournalTest : public ::testing::TestWithParam<store::Engine> {
     }).value();
   }
 
+  // A system account's balance: the sum of its postings (it keeps none stored).
+  std::int64_t derived_balance(const std::string& id) {
+    return temp->store->read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+      return tx.query_one("SELECT COALESCE(SUM(amount), 0) FROM postings WHERE tenant_id = 't' "
+                          "AND account_id = ?", {id})->integer(0);
+    }).value();
+  }
+
   std::vector<std::string> verify() {
     return temp->store->read<std::vector<std::string>>(
         [](store::Tx& tx) -> Result<std::vector<std::string>> { return ledger::verify(tx); }).value();
@@ -68,7 +78,8 @@ TEST_P(JournalTest, BalancedEntryMovesMoneyAndEmitsEvents) {
   ASSERT_TRUE(entry.ok());
   EXPECT_EQ(entry->balances_after[1], 1500);
   EXPECT_EQ(balance(account), 1500);
-  EXPECT_EQ(balance(funding), -1500);  // system accounts may go negative
+  EXPECT_EQ(derived_balance(funding), -1500);  // system accounts may go negative
+  EXPECT_EQ(balance(funding), 0);              // and keep no stored balance
   EXPECT_EQ(count("postings"), 2);
   EXPECT_EQ(count("events"), 1);  // account.credited for the customer account
   EXPECT_TRUE(verify().empty());
@@ -105,13 +116,14 @@ TEST_P(JournalTest, OverflowIsAnErrorNeverAWrap) {
   ASSERT_FALSE(overflow.ok());
   EXPECT_EQ(overflow.error().first_code(), "balance_overflow");
   EXPECT_EQ(balance(account), max);
-  // The funding account sits at -max; one more would leave int64.
+  // The funding account sits at -max: system accounts have no bound of their own (no stored
+  // balance to keep within int64), and the books still verify.
   std::string other = open("COP");
-  auto under = temp->store->write<ledger::EntryResult>([&](store::Tx& tx) {
+  auto beyond = temp->store->write<ledger::EntryResult>([&](store::Tx& tx) {
     return ledger::post_entry(tx, "t", "test", "", {{funding, -2, "COP"}, {other, 2, "COP"}}, time::now_micros());
   });
-  ASSERT_FALSE(under.ok());
-  EXPECT_EQ(under.error().first_code(), "balance_overflow");
+  ASSERT_TRUE(beyond.ok());
+  EXPECT_EQ(balance(other), 2);
   EXPECT_TRUE(verify().empty());
 }
 
@@ -160,6 +172,129 @@ TEST_P(JournalTest, VerifyNamesABrokenInvariant) {
   ASSERT_EQ(violations.size(), 1u);
   EXPECT_NE(violations[0].find(account), std::string::npos);
   EXPECT_NE(violations[0].find("70"), std::string::npos);
+}
+
+
+TEST_P(JournalTest, AUnitLocksOnceInOrderAndPostsManyEntries) {
+  std::string a = open("COP");
+  std::string b = open("COP");
+  auto posted = temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    ledger::Journal journal(tx, time::now_micros());
+    if (Status locked = journal.lock({{"t", b}, {"t", a}, {"t", funding}}); !locked) return locked.error();
+    // A funding, a transfer and a fee in one unit, each checked against the balance so far.
+    for (const auto& postings : std::vector<std::vector<ledger::Posting>>{
+             {{funding, -1000, "COP"}, {a, 1000, "COP"}},
+             {{a, -600, "COP"}, {b, 600, "COP"}},
+             {{a, -5, "COP"}, {funding, 5, "COP"}}}) {
+      auto entry = journal.post("t", "test", "", postings);
+      if (!entry) return std::move(entry).error();
+    }
+    auto overdraw = journal.post("t", "test", "", {{a, -396, "COP"}, {b, 396, "COP"}});
+    EXPECT_EQ(overdraw.error().first_code(), "insufficient_funds");  // 395 left
+    // An account that was not locked first may not be posted to: the order would break.
+    std::string late = ledger::system_account(tx, "t", ledger::SystemRole::card_network, "COP", time::now_micros());
+    EXPECT_EQ(journal.post("t", "test", "", {{late, -1, "COP"}, {a, 1, "COP"}}).error().status, 500);
+    return 0;
+  });
+  ASSERT_TRUE(posted.ok());
+  EXPECT_EQ(balance(a), 395);
+  EXPECT_EQ(balance(b), 600);
+  EXPECT_EQ(derived_balance(funding), -995);
+  EXPECT_TRUE(verify().empty());
+}
+
+TEST_P(JournalTest, BlockedAndClosedAccountsRefuseDebitsUnderTheLock) {
+  ASSERT_TRUE(post({{funding, -100, "COP"}, {account, 100, "COP"}}).ok());
+  std::string other = open("COP");
+  auto set_state = [&](const std::string& id, const std::string& state) {
+    static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+      tx.exec("UPDATE ledger_accounts SET state = ? WHERE id = ?", {state, id});
+      return 0;
+    }));
+  };
+  set_state(account, "blocked");
+  auto blocked = post({{account, -10, "COP"}, {other, 10, "COP"}});
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_EQ(blocked.error().status, 409);
+  EXPECT_EQ(blocked.error().first_code(), "account_invalid_state");
+  EXPECT_TRUE(post({{funding, -10, "COP"}, {account, 10, "COP"}}).ok()) << "a blocked account may still receive";
+  set_state(other, "closed");
+  EXPECT_EQ(post({{funding, -10, "COP"}, {other, 10, "COP"}}).error().first_code(), "account_invalid_state");
+  EXPECT_EQ(balance(account), 110);
+  EXPECT_EQ(balance(other), 0);
+}
+
+// Two accounts sending to each other from many threads at once, each unit posting a transfer and
+// a fee: with one lock order there is no deadlock, so no unit is ever retried.
+TEST_P(JournalTest, ConcurrentOppositeTransfersNeverDeadlock) {
+  std::string a = open("COP");
+  std::string b = open("COP");
+  ASSERT_TRUE(post({{funding, -100000, "COP"}, {a, 100000, "COP"}}).ok());
+  ASSERT_TRUE(post({{funding, -100000, "COP"}, {b, 100000, "COP"}}).ok());
+  std::string fees = temp->store->write<std::string>([&](store::Tx& tx) -> Result<std::string> {
+    return ledger::system_account(tx, "t", ledger::SystemRole::network_settlement, "COP", time::now_micros());
+  }).value();
+  const auto retries_before = metrics::store_retries();
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string& from = t % 2 == 0 ? a : b;
+      const std::string& to = t % 2 == 0 ? b : a;
+      for (int i = 0; i < 25; ++i) {
+        auto done = temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+          ledger::Journal journal(tx, time::now_micros());
+          // Locked in the caller's order of mention; the journal sorts them.
+          if (Status locked = journal.lock({{"t", from}, {"t", to}, {"t", fees}}); !locked) {
+            return locked.error();
+          }
+          auto transfer = journal.post("t", "transfer", "", {{from, -7, "COP"}, {to, 7, "COP"}});
+          if (!transfer) return std::move(transfer).error();
+          auto fee = journal.post("t", "fee", "", {{from, -1, "COP"}, {fees, 1, "COP"}});
+          if (!fee) return std::move(fee).error();
+          return 0;
+        });
+        if (!done.ok()) ++failed;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(metrics::store_retries(), retries_before) << "a deadlock made PostgreSQL retry";
+  EXPECT_EQ(balance(a) + balance(b), 200000 - 200);
+  EXPECT_EQ(derived_balance(fees), 200);
+  EXPECT_TRUE(verify().empty());
+}
+
+// The external funding account is shared by every funding of the tenant: a unit that funded one
+// account and is still open must not hold up the funding of another.
+TEST_P(JournalTest, FundingsOfOneTenantDoNotSerialiseOnTheSystemAccount) {
+  if (GetParam() == store::Engine::sqlite) GTEST_SKIP() << "one SQLite writer serialises every unit";
+  std::string a = open("COP");
+  std::string b = open("COP");
+  std::promise<void> first_posted;
+  std::promise<void> second_done;
+  auto second_done_future = second_done.get_future().share();
+  auto first = std::async(std::launch::async, [&] {
+    return temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+      auto entry = ledger::post_entry(tx, "t", "funding", "", {{funding, -10, "COP"}, {a, 10, "COP"}}, time::now_micros());
+      if (!entry) return std::move(entry).error();
+      first_posted.set_value();
+      // Held open until the second funding has committed (or 10 s, a failure).
+      second_done_future.wait_for(std::chrono::seconds(10));
+      return 0;
+    });
+  });
+  first_posted.get_future().wait();
+  auto started = std::chrono::steady_clock::now();
+  auto second = post({{funding, -20, "COP"}, {b, 20, "COP"}});
+  auto waited = std::chrono::steady_clock::now() - started;
+  second_done.set_value();
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(first.get().ok());
+  EXPECT_LT(waited, std::chrono::seconds(5)) << "the second funding waited for the first's lock";
+  EXPECT_EQ(derived_balance(funding), -30);
+  EXPECT_TRUE(verify().empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, JournalTest,

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "core/metrics.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/jobs/jobs.hpp"
 #include "store/postgres/postgres_store.hpp"
@@ -113,7 +114,7 @@ TEST_P(StoreTest, IdempotencyRecordIsFirstWriterWins) {
   EXPECT_TRUE(found->same_request);
   EXPECT_EQ(found->response.body, "first");
   auto expired = temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
-    return idempotency::sweep_expired(tx, now + 25LL * 3600 * time::k_micros_per_second);
+    return idempotency::sweep_expired(tx, now + 25LL * 3600 * time::k_micros_per_second, 100);
   }).value();
   EXPECT_EQ(expired, 1);  // "k" expired; "old" was renewed at `later`
 }
@@ -122,7 +123,7 @@ TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {
   constexpr int k_jobs = 200;
   time::Micros now = time::now_micros();
   static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
-    for (int i = 0; i < k_jobs; ++i) jobs::enqueue(tx, "t", "deliver", std::to_string(i), now);
+    for (int i = 0; i < k_jobs; ++i) jobs::enqueue(tx, "t", "deliver", std::to_string(i), now, now);
     return 0;
   }));
   auto other_node = temp->open_again();
@@ -132,7 +133,7 @@ TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {
     while (true) {
       auto batch = node.write<std::vector<jobs::Job>>([&](store::Tx& tx) -> Result<std::vector<jobs::Job>> {
         auto got = jobs::claim(tx, "deliver", name, 7, time::now_micros(), 60 * time::k_micros_per_second);
-        for (const auto& job : got) EXPECT_TRUE(jobs::complete(tx, job, name));
+        for (const auto& job : got) EXPECT_TRUE(jobs::complete(tx, job));
         return got;
       }).value();
       if (batch.empty()) return;
@@ -151,7 +152,7 @@ TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {
 TEST_P(StoreTest, ExpiredLeaseMakesAJobClaimableAgain) {
   time::Micros now = time::now_micros();
   static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
-    jobs::enqueue(tx, "t", "sweep", "x", now);
+    jobs::enqueue(tx, "t", "sweep", "x", now, now);
     return 0;
   }));
   auto claim_at = [&](time::Micros at) {
@@ -166,12 +167,12 @@ TEST_P(StoreTest, ExpiredLeaseMakesAJobClaimableAgain) {
   EXPECT_EQ(again[0].attempts, 2);
   // The first claim is stale now: it can neither complete nor release the job.
   jobs::Job stale = again[0];
-  stale.attempts = 1;
+  stale.claim_token = "clm_stale";
   EXPECT_FALSE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
-    return jobs::complete(tx, stale, "w");
+    return jobs::complete(tx, stale);
   }).value());
   EXPECT_TRUE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
-    return jobs::retry_at(tx, again[0], "w", now + 6000);
+    return jobs::reschedule(tx, again[0], now + 6000);
   }).value());
 }
 
@@ -309,4 +310,111 @@ TEST(Postgres, SessionsRunWithTheSettingsDurabilityAssumes) {
                         "current_setting('default_transaction_isolation')")->text(0);
   }).value();
   EXPECT_EQ(settings, "on,30s,read committed");
+}
+
+// The after-commit contract: a hook runs once, after the unit is durable, on the calling thread;
+// never for a unit that rolled back, for a nested part that rolled back, or for a retried attempt.
+TEST_P(StoreTest, AfterCommitHooksRunOnceAndOnlyForCommittedWork) {
+  std::vector<std::string> ran;
+  std::vector<std::string> heard;
+  temp->store->set_listener([&](const std::string& topic) { heard.push_back(topic); });
+  auto committed = temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'kept', 'x', '{}', 'now')");
+    tx.after_commit([&] {
+      // Runs after the commit: another connection already sees the row.
+      ran.push_back("kept:" + std::to_string(count_events(*temp->store)));
+    });
+    tx.notify("jobs:deliver");
+    auto inner = tx.nested<int>([&](store::Tx& inner_tx) -> Result<int> {
+      inner_tx.after_commit([&] { ran.push_back("nested"); });
+      inner_tx.notify("nested-topic");
+      return errors::make(409, "conflict", "undone");
+    });
+    EXPECT_FALSE(inner.ok());
+    return 1;
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(ran, std::vector<std::string>{"kept:1"});
+  EXPECT_EQ(heard, std::vector<std::string>{"jobs:deliver"});
+
+  auto refused = temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    tx.after_commit([&] { ran.push_back("refused"); });
+    tx.notify("refused-topic");
+    return errors::make(422, "insufficient_funds", "no");
+  });
+  EXPECT_FALSE(refused.ok());
+  EXPECT_THROW(static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+                 tx.after_commit([&] { ran.push_back("thrown"); });
+                 tx.exec("INSERT INTO no_such_table VALUES (1)");
+                 return 1;
+               })),
+               store::StoreError);
+  EXPECT_EQ(ran, std::vector<std::string>{"kept:1"});
+  EXPECT_EQ(heard, std::vector<std::string>{"jobs:deliver"});
+  temp->store->set_listener(nullptr);
+}
+
+TEST_P(StoreTest, AWriteAfterStopFailsAtOnceWith503) {
+  ASSERT_TRUE(temp->store->write<int>([](store::Tx&) -> Result<int> { return 1; }).ok());
+  temp->store->stop();
+  auto started = std::chrono::steady_clock::now();
+  try {
+    static_cast<void>(temp->store->write<int>([](store::Tx&) -> Result<int> { return 1; }));
+    ADD_FAILURE() << "a write after stop() was accepted";
+  } catch (const store::StoreError& failure) {
+    EXPECT_TRUE(failure.unavailable());  // answered 503 service_is_unavailable
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  EXPECT_EQ(count_events(*temp->store), 0);  // reads still answer
+}
+
+TEST_P(StoreTest, SweepsDeleteInBoundedChunks) {
+  auto now = time::now_micros();
+  static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    for (int i = 0; i < 1200; ++i) {
+      idempotency::record(tx, "t", "k" + std::to_string(i), "h", {201, "application/json", "{}"}, now);
+    }
+    idempotency::record(tx, "t", "live", "h", {201, "application/json", "{}"}, now + 1);
+    return 0;
+  }));
+  auto later = now + 24LL * 3600 * time::k_micros_per_second;  // every record but "live" expired
+  std::vector<std::int64_t> chunks;
+  while (true) {
+    auto swept = temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+      return idempotency::sweep_expired(tx, later, 500);
+    }).value();
+    chunks.push_back(swept);
+    if (swept < 500) break;
+  }
+  EXPECT_EQ(chunks, (std::vector<std::int64_t>{500, 500, 200}));
+  auto live = temp->store->read<std::optional<idempotency::Found>>(
+      [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+        return idempotency::find(tx, "t", "live", "h", later);
+      }).value();
+  EXPECT_TRUE(live.has_value());
+}
+
+// PostgreSQL runs a unit again after a serialization failure: a write function that did its
+// outside effect itself would do it twice; through after_commit it happens once.
+TEST(Postgres, RetriedUnitRunsItsAfterCommitHookOnce) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore temp(store::Engine::postgres);
+  int attempts = 0;
+  int effects_inside = 0;  // what a careless write function would do
+  int effects_after_commit = 0;
+  auto before = metrics::store_retries();
+  auto result = temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
+    ++attempts;
+    ++effects_inside;
+    tx.after_commit([&] { ++effects_after_commit; });
+    if (attempts == 1) {
+      tx.exec("DO $$ BEGIN RAISE EXCEPTION 'provoked' USING ERRCODE = '40001'; END $$");
+    }
+    return 1;
+  });
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(effects_inside, 2);        // doubled: why write functions must have no outside effect
+  EXPECT_EQ(effects_after_commit, 1);  // once, after the durable commit
+  EXPECT_EQ(metrics::store_retries(), before + 1);
 }

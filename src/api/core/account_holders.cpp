@@ -149,7 +149,7 @@ json::object account_holder_json(const ledger::AccountHolder& holder) {
                     {"zip_code", f.address.zip_code},
                     {"extra", optional_json(f.address.extra)}}},
       {"email", optional_json(f.email)},
-      {"external_id", f.external_id},
+      {"external_id", optional_json(f.external_id)},
       {"metadata", f.metadata ? json::value(std::move(metadata)) : json::value(nullptr)},
       {"person",
        json::object{{"country_code", f.person.country_code},

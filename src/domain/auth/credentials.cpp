@@ -308,9 +308,11 @@ Result<TokenGrant> grant_refresh_token(store::Tx& tx, std::string_view refresh_t
   return issue_tokens(tx, row->text(0), row->text(1), std::move(scopes).value(), environment, now);
 }
 
-std::int64_t sweep_expired_tokens(store::Tx& tx, time::Micros now) {
-  return tx.exec("DELETE FROM oauth_tokens WHERE expires_at < ?",
-                 {now - 24 * 3600 * time::k_micros_per_second});
+std::int64_t sweep_expired_tokens(store::Tx& tx, time::Micros now, std::int64_t limit) {
+  return tx.exec(
+      "DELETE FROM oauth_tokens WHERE (tenant_id, token_hash) IN (SELECT tenant_id, token_hash "
+      "FROM oauth_tokens WHERE expires_at < ? LIMIT ?)",
+      {now - 24 * 3600 * time::k_micros_per_second, limit});
 }
 
 }  // namespace tesoro::auth

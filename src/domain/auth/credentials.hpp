@@ -92,7 +92,8 @@ Result<TokenGrant> grant_refresh_token(store::Tx& tx, std::string_view refresh_t
                                        const std::optional<std::string>& scope,
                                        std::string_view environment, time::Micros now);
 Error oauth_error(int status, std::string_view error, std::string description);
-// Deletes tokens that expired more than a day ago.
-std::int64_t sweep_expired_tokens(store::Tx& tx, time::Micros now);
+// Deletes at most `limit` tokens that expired more than a day ago (a chunk, like
+// idempotency::sweep_expired).
+std::int64_t sweep_expired_tokens(store::Tx& tx, time::Micros now, std::int64_t limit);
 
 }  // namespace tesoro::auth

@@ -1,17 +1,46 @@
 #include "domain/events/events.hpp"
 
 #include "core/ids.hpp"
-#include "core/time.hpp"
 
 namespace tesoro::events {
 
 std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view type,
-                 std::string_view data_json) {
+                 std::string_view data_json, time::Micros now) {
   std::string id = ids::generate("evt");
   tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES (?, ?, ?, ?, ?)",
           {std::string(tenant_id), id, std::string(type), std::string(data_json),
-           time::iso_now()});
+           time::iso(now)});
+  tx.notify(std::string(k_emitted_topic));
   return id;
+}
+
+std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {
+  if (tx.engine() == store::Engine::postgres) {
+    // One sequencer at a time across nodes. READ COMMITTED gives each statement below a fresh
+    // snapshot taken after the lock: it sees every position the previous holder committed.
+    tx.query("SELECT pg_advisory_xact_lock(7303)");
+  }
+  const std::int64_t last = tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
+  std::int64_t positioned = tx.exec(
+      "UPDATE events SET position = ? + ranked.n FROM (SELECT tenant_id, id, "
+      "ROW_NUMBER() OVER (ORDER BY emitted_seq) AS n FROM events WHERE position IS NULL "
+      "ORDER BY emitted_seq LIMIT ?) AS ranked "
+      "WHERE events.tenant_id = ranked.tenant_id AND events.id = ranked.id",
+      {last, limit});
+  if (positioned > 0) tx.notify(std::string(k_sequenced_topic));
+  return positioned;
+}
+
+std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,
+                              std::int64_t after_position, std::int64_t limit) {
+  std::vector<Event> out;
+  for (const store::Row& row :
+       tx.query("SELECT position, id, type, data, inserted_at FROM events "
+                "WHERE tenant_id = ? AND position > ? ORDER BY position LIMIT ?",
+                {std::string(tenant_id), after_position, limit})) {
+    out.push_back({row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4)});
+  }
+  return out;
 }
 
 }  // namespace tesoro::events

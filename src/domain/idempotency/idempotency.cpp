@@ -64,8 +64,11 @@ bool is_storable(int status, std::string_view first_error_code) {
   }
 }
 
-std::int64_t sweep_expired(store::Tx& tx, time::Micros now) {
-  return tx.exec("DELETE FROM idempotency_keys WHERE expires_at <= ?", {now});
+std::int64_t sweep_expired(store::Tx& tx, time::Micros now, std::int64_t limit) {
+  return tx.exec(
+      "DELETE FROM idempotency_keys WHERE (tenant_id, idempotency_key) IN (SELECT tenant_id, "
+      "idempotency_key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)",
+      {now, limit});
 }
 
 }  // namespace tesoro::idempotency

@@ -35,6 +35,8 @@ bool record(store::Tx& tx, std::string_view tenant_id, std::string_view key,
             std::string_view request_hash, const StoredResponse& response, time::Micros now);
 // Whether a response to this error is kept: requests rejected before execution and 5xx are not.
 bool is_storable(int status, std::string_view first_error_code);
-std::int64_t sweep_expired(store::Tx& tx, time::Micros now);
+// Deletes at most `limit` expired records (a chunk: a sweep must never hold the SQLite writer
+// for long); the caller runs it again while it returns `limit`.
+std::int64_t sweep_expired(store::Tx& tx, time::Micros now, std::int64_t limit);
 
 }  // namespace tesoro::idempotency

@@ -79,7 +79,7 @@ constexpr const char* k_columns =
 AccountHolder from_row(const store::Row& row) {
   AccountHolder holder;
   holder.id = row.text(0);
-  holder.fields.external_id = row.text(1);
+  holder.fields.external_id = row.optional_text(1);
   holder.fields.address = decode_address(row.text(2));
   holder.fields.person = decode_person(row.text(3));
   holder.fields.email = row.optional_text(4);
@@ -112,7 +112,7 @@ Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& te
       "phone_number, metadata, state, state_reason, state_reason_detail, type, inserted_at, "
       "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
       "ON CONFLICT (tenant_id, external_id) DO NOTHING",
-      {tenant_id, holder.id, input.external_id, encode_address(input.address),
+      {tenant_id, holder.id, optional_value(input.external_id), encode_address(input.address),
        encode_person(input.person), optional_value(input.email),
        optional_value(input.phone_number),
        input.metadata ? store::Value(encode_metadata(*input.metadata)) : store::Value(nullptr),
@@ -123,7 +123,8 @@ Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& te
   }
   events::emit(tx, tenant_id, "account_holder.created",
                json::serialize(json::object{{"account_holder_id", holder.id},
-                                            {"external_id", input.external_id}}));
+                                            {"external_id", optional_json(input.external_id)}}),
+               now);
   return holder;
 }
 

@@ -39,7 +39,7 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 struct NewAccountHolder {
   Address address;
   Person person;
-  std::string external_id;
+  std::optional<std::string> external_id;  // a required key whose value may be null
   std::optional<std::string> email;
   std::optional<std::string> phone_number;
   std::optional<Metadata> metadata;
@@ -56,7 +56,8 @@ struct AccountHolder {
   std::string updated_at;
 };
 
-// 409 external_id_already_exists when the tenant already has one with that external_id.
+// 409 external_id_already_exists when the tenant already has one with that external_id (null
+// external ids never clash).
 Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& tenant_id,
                                             const NewAccountHolder& input, time::Micros now);
 // 404 item_not_found when absent or another tenant's.

@@ -12,13 +12,6 @@
 namespace tesoro::ledger {
 namespace {
 
-struct LockedAccount {
-  std::string currency;
-  std::int64_t balance;
-  bool may_go_negative;
-  bool exists;
-};
-
 std::string event_data(const std::string& account_id, const std::string& entry_id,
                        std::int64_t amount, std::int64_t balance, const std::string& currency) {
   namespace json = boost::json;
@@ -59,9 +52,37 @@ std::string system_account(store::Tx& tx, const std::string& tenant_id, SystemRo
                       {tenant_id, name})->text(0);
 }
 
-Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
-                               const std::string& kind, const std::string& description,
-                               const std::vector<Posting>& postings, time::Micros now) {
+struct Journal::Checked {
+  EntryResult result;
+  std::map<AccountKey, std::int64_t> balances;  // locked accounts this entry changes
+};
+
+Status Journal::lock(std::vector<AccountKey> accounts) {
+  std::sort(accounts.begin(), accounts.end());
+  accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
+  for (const AccountKey& key : accounts) {
+    if (locked_.contains(key) || system_.contains(key)) continue;
+    // Rows of system accounts do not match the filter, so they are never locked.
+    auto row = tx_.query_one(std::string("SELECT currency, state, balance FROM ledger_accounts "
+                                         "WHERE tenant_id = ? AND id = ? AND surface <> 'system'") +
+                                 std::string(tx_.lock_rows()),
+                             {key.tenant_id, key.id});
+    if (row) {
+      if (!locked_.empty() && key < locked_.rbegin()->first) return errors::internal();
+      locked_[key] = {row->text(0), row->text(1), row->integer(2)};
+      continue;
+    }
+    auto system = tx_.query_one(
+        "SELECT currency FROM ledger_accounts WHERE tenant_id = ? AND id = ? AND surface = 'system'",
+        {key.tenant_id, key.id});
+    if (!system) return errors::item_not_found("account");
+    system_[key] = system->text(0);
+  }
+  return ok_status();
+}
+
+Result<Journal::Checked> Journal::check(const std::string& tenant_id,
+                                        const std::vector<Posting>& postings) {
   // Balanced per currency, with checked sums: an unbalanced entry is a bug, never data.
   if (postings.size() < 2) return errors::internal();
   std::map<std::string, std::int64_t> sums;
@@ -74,77 +95,113 @@ Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
   for (const auto& [currency, sum] : sums) {
     if (sum != 0) return errors::internal();
   }
-
-  // Lock every account once, in id order, so concurrent entries never deadlock.
-  std::vector<std::string> ids_in_order;
-  for (const Posting& posting : postings) ids_in_order.push_back(posting.account_id);
-  std::sort(ids_in_order.begin(), ids_in_order.end());
-  ids_in_order.erase(std::unique(ids_in_order.begin(), ids_in_order.end()), ids_in_order.end());
-  std::map<std::string, LockedAccount> accounts;
-  for (const std::string& id : ids_in_order) {
-    auto row = tx.query_one(std::string("SELECT currency, balance, surface FROM ledger_accounts "
-                                        "WHERE tenant_id = ? AND id = ?") +
-                                std::string(tx.lock_rows()),
-                            {tenant_id, id});
-    if (!row) return errors::item_not_found("account");
-    accounts[id] = {row->text(0), row->integer(1), row->text(2) == "system", true};
-  }
-
-  EntryResult result;
-  result.entry_id = ids::generate("jen");
+  Checked checked;
+  checked.result.entry_id = ids::generate("jen");
   for (const Posting& posting : postings) {
-    LockedAccount& account = accounts[posting.account_id];
+    AccountKey key{tenant_id, posting.account_id};
+    if (auto system = system_.find(key); system != system_.end()) {
+      if (system->second != posting.currency) {
+        return errors::make(422, "currency_mismatch",
+                            "the amount's currency is not the account's currency (" +
+                                system->second + ")",
+                            "amount.currency");
+      }
+      checked.result.balances_after.push_back(0);
+      continue;
+    }
+    auto locked = locked_.find(key);
+    if (locked == locked_.end()) return errors::internal();  // the caller did not lock it first
+    const Locked& account = locked->second;
+    const bool debit = posting.amount_minor < 0;
+    if ((debit && account.state != "active") || account.state == "closed") {
+      return errors::make(409, "account_invalid_state",
+                          "account " + posting.account_id + " is " + account.state +
+                              (debit ? ": it cannot be debited" : ": it cannot be credited"));
+    }
     if (account.currency != posting.currency) {
       return errors::make(422, "currency_mismatch",
                           "the amount's currency is not the account's currency (" +
                               account.currency + ")",
                           "amount.currency");
     }
-    auto balance = money::add(account.balance, posting.amount_minor);
+    auto [it, first] = checked.balances.try_emplace(key, account.balance);
+    auto balance = money::add(it->second, posting.amount_minor);
     if (!balance) {
       return errors::make(422, "balance_overflow", "the balance would overflow", "amount.amount");
     }
-    if (*balance < 0 && !account.may_go_negative) {
+    if (*balance < 0) {
       return errors::make(422, "insufficient_funds", "the account's available balance is too low",
                           "amount.amount");
     }
-    account.balance = *balance;
-    result.balances_after.push_back(*balance);
+    it->second = *balance;
+    checked.result.balances_after.push_back(*balance);
   }
+  return checked;
+}
 
-  const std::string at = time::iso(now);
-  tx.exec("INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at) "
-          "VALUES (?, ?, ?, ?, ?)",
-          {tenant_id, result.entry_id, kind, description, at});
+Result<EntryResult> Journal::post(const std::string& tenant_id, const std::string& kind,
+                                  const std::string& description,
+                                  const std::vector<Posting>& postings) {
+  auto checked = check(tenant_id, postings);
+  if (!checked) return std::move(checked).error();
+  write(tenant_id, kind, description, postings, checked->result);
+  const std::string at = time::iso(now_);
+  for (const auto& [key, balance] : checked->balances) {
+    locked_[key].balance = balance;
+    tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ? "
+             "WHERE tenant_id = ? AND id = ?",
+             {balance, at, at, key.tenant_id, key.id});
+  }
+  return std::move(checked->result);
+}
+
+void Journal::write(const std::string& tenant_id, const std::string& kind,
+                    const std::string& description, const std::vector<Posting>& postings,
+                    const EntryResult& result) {
+  const std::string at = time::iso(now_);
+  tx_.exec("INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at) "
+           "VALUES (?, ?, ?, ?, ?)",
+           {tenant_id, result.entry_id, kind, description, at});
   for (std::size_t i = 0; i < postings.size(); ++i) {
     const Posting& posting = postings[i];
-    tx.exec("INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
-            "balance_after, inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            {tenant_id, result.entry_id, static_cast<std::int64_t>(i), posting.account_id,
-             posting.currency, posting.amount_minor, result.balances_after[i], at});
-    if (!accounts[posting.account_id].may_go_negative) {
-      // The type says the direction; the amount is a Money like everywhere else (positive).
-      bool credit = posting.amount_minor > 0;
-      // Never INT64_MIN here: a debit that large could not have left a customer account.
-      std::int64_t magnitude = credit ? posting.amount_minor : *money::negate(posting.amount_minor);
-      events::emit(tx, tenant_id, credit ? "account.credited" : "account.debited",
-                   event_data(posting.account_id, result.entry_id, magnitude,
-                              result.balances_after[i], posting.currency));
-    }
+    const bool system = system_.contains({tenant_id, posting.account_id});
+    tx_.exec("INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
+             "balance_after, inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+             {tenant_id, result.entry_id, static_cast<std::int64_t>(i), posting.account_id,
+              posting.currency, posting.amount_minor,
+              system ? store::Value(nullptr) : store::Value(result.balances_after[i]), at});
+    if (system) continue;
+    // The type says the direction; the amount is a Money like everywhere else (positive).
+    bool credit = posting.amount_minor > 0;
+    // Never INT64_MIN here: a debit that large could not have left a customer account.
+    std::int64_t magnitude = credit ? posting.amount_minor : *money::negate(posting.amount_minor);
+    events::emit(tx_, tenant_id, credit ? "account.credited" : "account.debited",
+                 event_data(posting.account_id, result.entry_id, magnitude,
+                            result.balances_after[i], posting.currency),
+                 now_);
   }
-  for (const auto& [id, account] : accounts) {
-    tx.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ? "
-            "WHERE tenant_id = ? AND id = ?",
-            {account.balance, at, at, tenant_id, id});
-  }
-  return result;
+}
+
+Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
+                               const std::string& kind, const std::string& description,
+                               const std::vector<Posting>& postings, time::Micros now) {
+  Journal journal(tx, now);
+  std::vector<AccountKey> keys;
+  for (const Posting& posting : postings) keys.push_back({tenant_id, posting.account_id});
+  if (Status locked = journal.lock(std::move(keys)); !locked) return std::move(locked).error();
+  return journal.post(tenant_id, kind, description, postings);
 }
 
 std::vector<std::string> verify(store::Tx& tx) {
   std::vector<std::string> violations;
+  // System accounts keep no stored balance: theirs is the sum of their postings. Every entry
+  // balancing (checked below) is what keeps it exact: a tenant's books then sum to zero per
+  // currency, so a system balance is minus the sum of the others. (A sum over all of a tenant's
+  // postings is not run: a system account's may pass 2^63, which SQLite's SUM refuses.)
   for (const store::Row& row : tx.query(
            "SELECT a.tenant_id, a.id, a.balance, COALESCE(SUM(p.amount), 0) FROM ledger_accounts a "
            "LEFT JOIN postings p ON p.tenant_id = a.tenant_id AND p.account_id = a.id "
+           "WHERE a.surface <> 'system' "
            "GROUP BY a.tenant_id, a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0)")) {
     violations.push_back("account " + row.text(1) + " of tenant " + row.text(0) + ": stored balance " +
                          row.text(2) + " but postings sum to " + row.text(3));
@@ -154,6 +211,22 @@ std::vector<std::string> verify(store::Tx& tx) {
            "GROUP BY tenant_id, entry_id, currency HAVING SUM(amount) <> 0")) {
     violations.push_back("entry " + row.text(1) + " of tenant " + row.text(0) + ": " +
                          row.text(2) + " postings sum to " + row.text(3));
+  }
+  for (const store::Row& row : tx.query(
+           "SELECT tenant_id, id, balance FROM ledger_accounts WHERE surface = 'system' "
+           "AND balance <> 0")) {
+    violations.push_back("system account " + row.text(1) + " of tenant " + row.text(0) +
+                         " has a stored balance (" + row.text(2) + "); system balances are "
+                         "derived from postings");
+  }
+  for (const store::Row& row : tx.query(
+           "SELECT p.tenant_id, p.entry_id, p.account_id FROM postings p JOIN ledger_accounts a "
+           "ON a.tenant_id = p.tenant_id AND a.id = p.account_id WHERE "
+           "(a.surface = 'system' AND p.balance_after IS NOT NULL) OR "
+           "(a.surface <> 'system' AND p.balance_after IS NULL)")) {
+    violations.push_back("entry " + row.text(1) + " of tenant " + row.text(0) + ": posting to " +
+                         row.text(2) + " has a balance_after where it should not, or none "
+                         "where it should");
   }
   for (const store::Row& row : tx.query(
            "SELECT e.tenant_id, e.id FROM journal_entries e WHERE (SELECT COUNT(*) FROM postings p "

@@ -1,9 +1,20 @@
 #pragma once
 // The journal: every movement of money is one entry of postings that sum to zero per currency,
-// written in one transaction with the balance updates and the events. Customer accounts may not
-// go below zero (422 insufficient_funds); system accounts (external funding, network
-// settlement, card network) may.
+// written in one transaction with the balance updates and the events. Customer and tenant
+// accounts may not go below zero (422 insufficient_funds); system accounts (external funding,
+// network settlement, card network) may.
+//
+// Locking. A write unit may post many entries (a batch of 1000 transfers, a hold and its fee).
+// It first locks every customer and tenant account it will touch, once, in one global order
+// ((tenant_id, id)), and only then posts: two units lock their common accounts in the same
+// order, so they queue instead of deadlocking. State and balance are read under the lock.
+// System accounts are never locked nor rewritten: they keep no stored balance (theirs is the sum
+// of their postings, which `tesoro verify` checks), so concurrent fundings and transfers of one
+// tenant do not serialise on them; a posting to one only inserts its row.
+#include <compare>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +24,12 @@
 
 namespace tesoro::ledger {
 
+struct AccountKey {
+  std::string tenant_id;
+  std::string id;
+  auto operator<=>(const AccountKey&) const = default;
+};
+
 struct Posting {
   std::string account_id;
   std::int64_t amount_minor = 0;  // positive: credit (balance grows); negative: debit
@@ -21,11 +38,49 @@ struct Posting {
 
 struct EntryResult {
   std::string entry_id;
-  std::vector<std::int64_t> balances_after;  // one per posting, in order
+  // One per posting, in order: the account's balance after it (0 for a system account, whose
+  // balance is not stored).
+  std::vector<std::int64_t> balances_after;
 };
 
-// Outcomes in precedence order: unbalanced (a bug in the caller: 500), unknown account (404
-// item_not_found), currency_mismatch (422), balance_overflow (422), insufficient_funds (422).
+// The ledger work of one write unit.
+class Journal {
+ public:
+  Journal(store::Tx& tx, time::Micros now) : tx_(tx), now_(now) {}
+
+  // Locks the customer and tenant accounts among `accounts` in the global order and loads them;
+  // notes which are system accounts (not locked). 404 item_not_found for an unknown account.
+  // May be called again only with accounts that sort after every account already locked (the
+  // global order would break otherwise: 500).
+  Status lock(std::vector<AccountKey> accounts);
+
+  // Posts one balanced entry of `tenant_id` against locked accounts. Outcomes in precedence
+  // order: unbalanced, or an account not locked first (bugs in the caller: 500); 404
+  // item_not_found; 409 account_invalid_state (a debit from an account that is not active, a
+  // credit to a closed one); 422 currency_mismatch, balance_overflow, insufficient_funds.
+  // Nothing is written when it fails.
+  Result<EntryResult> post(const std::string& tenant_id, const std::string& kind,
+                           const std::string& description, const std::vector<Posting>& postings);
+
+ private:
+  struct Locked {
+    std::string currency;
+    std::string state;
+    std::int64_t balance;
+  };
+  struct Checked;
+  Result<Checked> check(const std::string& tenant_id, const std::vector<Posting>& postings);
+  void write(const std::string& tenant_id, const std::string& kind,
+             const std::string& description, const std::vector<Posting>& postings,
+             const EntryResult& result);
+
+  store::Tx& tx_;
+  time::Micros now_;
+  std::map<AccountKey, Locked> locked_;
+  std::map<AccountKey, std::string> system_;  // system account -> its currency
+};
+
+// One entry on its own: locks its accounts, then posts it.
 Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
                                const std::string& kind, const std::string& description,
                                const std::vector<Posting>& postings, time::Micros now);

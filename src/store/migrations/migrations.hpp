@@ -1,20 +1,47 @@
 #pragma once
-// Versioned schema migrations. Each is a list of statements per engine; where the dialects agree,
-// the PostgreSQL list is empty and the SQLite one serves both. Every table carries tenant_id, and
-// every primary key and unique constraint of tenant data includes it (ready for distribution by
-// tenant); the credential lookup tables are global by nature (looked up by secret hash).
+// Versioned schema migrations, one file per module (foundation, account holders, jobs, ledger,
+// events); migrations() merges them in version order. A statement runs on both engines unless it
+// says otherwise: where the dialects differ it carries a PostgreSQL text of its own, and an empty
+// text means "nothing to run on that engine" (SQLite rebuilds a table where PostgreSQL alters a
+// column). Every table carries tenant_id, and every primary key and unique constraint of tenant
+// data includes it (ready for distribution by tenant); the credential lookup tables are global
+// by nature (looked up by secret hash).
 #include <string>
 #include <vector>
 
 namespace tesoro::store {
 
+struct Statement {
+  Statement(const char* both) : sqlite(both), postgres(both) {}  // NOLINT: implicit by design
+  Statement(std::string sqlite_text, std::string postgres_text)
+      : sqlite(std::move(sqlite_text)), postgres(std::move(postgres_text)) {}
+  std::string sqlite;
+  std::string postgres;
+};
+
+inline Statement sqlite_only(std::string sql) { return {std::move(sql), ""}; }
+inline Statement postgres_only(std::string sql) { return {"", std::move(sql)}; }
+
 struct Migration {
   int version;
   std::string name;
-  std::vector<std::string> sqlite;
-  std::vector<std::string> postgres;  // empty: same as sqlite
+  std::vector<Statement> statements;
 };
 
+// Each module's migrations.
+std::vector<Migration> foundation_migrations();
+std::vector<Migration> account_holder_migrations();
+std::vector<Migration> job_migrations();
+std::vector<Migration> ledger_migrations();
+std::vector<Migration> event_migrations();
+
+// All of them, in version order (versions are unique and have no gaps).
 const std::vector<Migration>& migrations();
+
+// SQLite cannot drop NOT NULL from a column: these statements rebuild `table` from `create_new`
+// (which must create `<table>_new` with the same columns in the same order), copy the rows,
+// swap the tables and run `after` (the table's indexes, dropped with the old table).
+std::vector<Statement> sqlite_rebuild(const std::string& table, const std::string& create_new,
+                                      const std::vector<std::string>& after);
 
 }  // namespace tesoro::store

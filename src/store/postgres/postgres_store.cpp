@@ -2,6 +2,7 @@
 
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -197,6 +198,7 @@ class PostgresStore final : public Store {
   }
 
   Engine engine() const override { return Engine::postgres; }
+  void stop() override { stopped_ = true; }
 
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
@@ -222,6 +224,7 @@ class PostgresStore final : public Store {
   }
 
   void run_write(const std::function<bool(Tx&)>& fn) override {
+    if (stopped_) throw StoreError("the store is stopped", true);
     for (int attempt = 1;; ++attempt) {
       try {
         with_connection([&](Connection& connection) {
@@ -234,6 +237,7 @@ class PostgresStore final : public Store {
         return;
       } catch (const PgError& failure) {
         if (!is_retryable_state(failure.state()) || attempt >= k_retries_max) throw;
+        metrics::count_store_retry();
         log::write(log::Level::info, "store.retry",
                    {{"state", failure.state()}, {"attempt", std::to_string(attempt)}});
         std::this_thread::sleep_for(std::chrono::milliseconds(2 * attempt));
@@ -298,6 +302,7 @@ class PostgresStore final : public Store {
   std::condition_variable available_;
   std::vector<std::unique_ptr<Connection>> idle_;
   int opened_ = 0;
+  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace

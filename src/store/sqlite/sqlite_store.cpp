@@ -181,17 +181,21 @@ class SqliteStore final : public Store {
   }
 
   ~SqliteStore() override {
+    stop();
+    writer_.join();
+    checkpointer_.join();
+  }
+
+  Engine engine() const override { return Engine::sqlite; }
+
+  void stop() override {
     {
       std::lock_guard lock(queue_mutex_);
       stopping_ = true;
     }
     queue_ready_.notify_all();
     checkpoint_wake_.notify_all();
-    writer_.join();
-    checkpointer_.join();
   }
-
-  Engine engine() const override { return Engine::sqlite; }
 
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
@@ -223,6 +227,8 @@ class SqliteStore final : public Store {
     std::future<void> done = unit.done.get_future();
     {
       std::lock_guard lock(queue_mutex_);
+      // The writer drains what is queued and exits: a unit queued now would wait for ever.
+      if (stopping_) throw StoreError("the store is stopped", true);
       if (queue_.size() >= limits::k_write_queue_max) {
         throw StoreError("write queue is full", true);
       }
@@ -343,9 +349,8 @@ class SqliteStore final : public Store {
     std::exception_ptr batch_failure;  // BEGIN, a savepoint or COMMIT failed: the group is lost
     try {
       connection.run("BEGIN IMMEDIATE", {}, nullptr);
-      SqliteTx tx(connection);
       for (std::size_t i = 0; i < batch.size(); ++i) {
-        run_unit(connection, tx, *batch[i], failures[i]);
+        run_unit(connection, *batch[i], failures[i]);
       }
       connection.run("COMMIT", {}, nullptr);
     } catch (...) {
@@ -365,9 +370,9 @@ class SqliteStore final : public Store {
     }
   }
 
-  static void run_unit(Connection& connection, SqliteTx& tx, WriteUnit& unit,
-                       std::exception_ptr& failure) {
+  static void run_unit(Connection& connection, WriteUnit& unit, std::exception_ptr& failure) {
     connection.run("SAVEPOINT unit", {}, nullptr);
+    SqliteTx tx(connection);  // one per unit: its after-commit hooks are the unit's own
     bool keep = false;
     try {
       keep = (*unit.fn)(tx);

@@ -1,0 +1,27 @@
+#pragma once
+// Each tenant's clock: real time plus an offset kept on the tenant's row, so that every node
+// agrees on it. The offset starts at 0 and only grows: in the sandbox a tenant may move its
+// clock forward (to see a 30-day expiry or an 8-hour retry schedule in seconds), never back.
+// Everything time-dependent a module does for a tenant (expiries, velocity windows, transfer
+// processing, webhook retries, the timestamps of its records) reads this clock. Credential and
+// idempotency lifetimes, rate limits and webhook-timestamp headers keep real time.
+#include <cstdint>
+#include <string_view>
+
+#include "core/result.hpp"
+#include "core/time.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::tenant_clock {
+
+// The tenant's offset from real time; 0 for a tenant that does not exist.
+time::Micros offset(store::Tx& tx, std::string_view tenant_id);
+time::Micros now(store::Tx& tx, std::string_view tenant_id, time::Micros real_now);
+
+// Moves the tenant's clock forward by `seconds` (1 to limits::k_clock_advance_max_seconds) and
+// returns the tenant's new time. 422 clock_limit_reached when the offset would pass
+// limits::k_clock_offset_max_seconds; 404 item_not_found for an unknown tenant.
+Result<time::Micros> advance(store::Tx& tx, std::string_view tenant_id, std::int64_t seconds,
+                             time::Micros real_now);
+
+}  // namespace tesoro::tenant_clock

@@ -1,0 +1,29 @@
+// The events outbox and its commit-order positions.
+#include "store/migrations/migrations.hpp"
+
+namespace tesoro::store {
+
+std::vector<Migration> event_migrations() {
+  // emitted_seq orders events as they were written (the order inside one transaction);
+  // position is assigned after commit by the sequencer (domain/events) and is what readers page
+  // by. SQLite makes emitted_seq the rowid; PostgreSQL draws it from a sequence.
+  std::vector<Statement> positions = sqlite_rebuild(
+      "events",
+      "CREATE TABLE events_new (tenant_id TEXT NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, "
+      "data TEXT NOT NULL, inserted_at TEXT NOT NULL, emitted_seq INTEGER PRIMARY KEY, "
+      "position BIGINT, UNIQUE (tenant_id, id))",
+      {"CREATE INDEX events_by_time ON events (tenant_id, inserted_at, id)"});
+  // The copy above names no columns: the old table has two fewer, so copy by name instead.
+  positions[1] = sqlite_only(
+      "INSERT INTO events_new (tenant_id, id, type, data, inserted_at) "
+      "SELECT tenant_id, id, type, data, inserted_at FROM events ORDER BY rowid");
+  positions.push_back(postgres_only("ALTER TABLE events ADD COLUMN emitted_seq BIGSERIAL"));
+  positions.push_back(postgres_only("ALTER TABLE events ADD COLUMN position BIGINT"));
+  positions.push_back("CREATE UNIQUE INDEX events_by_position ON events (position)");
+  positions.push_back("CREATE INDEX events_by_tenant_position ON events (tenant_id, position)");
+  positions.push_back(
+      "CREATE INDEX events_unsequenced ON events (emitted_seq) WHERE position IS NULL");
+  return {{9, "event_positions", std::move(positions)}};
+}
+
+}  // namespace tesoro::store

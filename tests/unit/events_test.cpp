@@ -1,0 +1,153 @@
+// Event positions on both engines: committed events get positions in the order they were
+// emitted, and a reader that consumed everything up to P never later finds an event below P,
+// even with writers whose transactions commit in another order than they started.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "core/ids.hpp"
+#include "domain/events/events.hpp"
+#include "test_stores.hpp"
+
+using namespace tesoro;
+using test_stores::TempStore;
+
+namespace {
+
+class EventsTest : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
+      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
+    }
+    temp = std::make_unique<TempStore>(GetParam());
+  }
+  std::int64_t sequence(store::Store& store) {
+    return store.write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+      return events::assign_positions(tx, 50);
+    }).value();
+  }
+  std::vector<events::Event> read_after(std::int64_t after, std::int64_t limit = 100) {
+    return temp->store->read<std::vector<events::Event>>(
+        [&](store::Tx& tx) -> Result<std::vector<events::Event>> {
+          return events::read_after(tx, "t", after, limit);
+        }).value();
+  }
+  std::unique_ptr<TempStore> temp;
+};
+
+}  // namespace
+
+TEST_P(EventsTest, PositionsFollowEmissionAndOnlyPositionedEventsAreRead) {
+  std::vector<std::string> emitted;
+  static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    for (const char* type : {"collection.attempt_successful", "collection.paid", "account.credited"}) {
+      emitted.push_back(events::emit(tx, "t", type, "{}", time::now_micros()));
+    }
+    events::emit(tx, "other-tenant", "account.credited", "{}", time::now_micros());
+    return 0;
+  }));
+  EXPECT_TRUE(read_after(0).empty()) << "an event is visible only once it has a position";
+  EXPECT_EQ(sequence(*temp->store), 4);
+  EXPECT_EQ(sequence(*temp->store), 0);
+  auto read = read_after(0);
+  ASSERT_EQ(read.size(), 3u);
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    EXPECT_EQ(read[i].id, emitted[i]) << "the order inside one transaction is kept";
+    if (i > 0) {
+      EXPECT_GT(read[i].position, read[i - 1].position);
+    }
+  }
+  EXPECT_EQ(read_after(read[1].position).size(), 1u);
+}
+
+// Writers hold their transactions open for random times, so they commit out of the order in
+// which they emitted; two sequencers (two nodes) run at once; a reader pages by position the
+// whole time and checks, after every page, that nothing new appeared at or below what it has
+// consumed.
+TEST_P(EventsTest, AReaderNeverFindsACommittedEventBelowWhatItConsumed) {
+  constexpr int k_writers = 6;
+  constexpr int k_units = 25;
+  auto second_node = temp->open_again();
+  std::atomic<bool> writing{true};
+  std::atomic<int> sequencers_failed{0};
+  auto sequencer = [&](store::Store& node) {
+    while (writing.load()) {
+      try {
+        sequence(node);
+      } catch (const store::StoreError&) {
+        ++sequencers_failed;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  };
+  std::mutex written_mutex;
+  std::set<std::string> written;
+  std::atomic<int> writers_left{k_writers};
+  auto writer = [&](int seed) {
+    std::mt19937 random(static_cast<unsigned>(seed));
+    for (int unit = 0; unit < k_units; ++unit) {
+      std::vector<std::string> ids;
+      static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+        ids.clear();
+        for (int i = 0; i < 1 + static_cast<int>(random() % 3); ++i) {
+          ids.push_back(events::emit(tx, "t", "test.event", "{}", time::now_micros()));
+          if (tx.engine() == store::Engine::postgres) {
+            std::this_thread::sleep_for(std::chrono::microseconds(random() % 4000));
+          }
+        }
+        return 0;
+      }));
+      std::lock_guard lock(written_mutex);
+      written.insert(ids.begin(), ids.end());
+    }
+    --writers_left;
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back(sequencer, std::ref(*temp->store));
+  threads.emplace_back(sequencer, std::ref(*second_node));
+  std::vector<std::thread> writers;
+  for (int w = 0; w < k_writers; ++w) writers.emplace_back(writer, w);
+
+  std::set<std::string> consumed;
+  std::int64_t last = 0;
+  std::vector<std::string> violations;
+  auto read_page = [&] {
+    auto page = read_after(last, 37);
+    for (const events::Event& event : page) {
+      if (!consumed.insert(event.id).second) violations.push_back("read twice: " + event.id);
+      last = event.position;
+    }
+    auto at_or_below = temp->store->read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+      return tx.query_one("SELECT COUNT(*) FROM events WHERE tenant_id = 't' AND position <= ?", {last})->integer(0);
+    }).value();
+    if (at_or_below != static_cast<std::int64_t>(consumed.size())) {
+      violations.push_back("an event appeared at or below position " + std::to_string(last));
+    }
+    return page.size();
+  };
+  while (writers_left.load() > 0 && violations.empty()) {
+    read_page();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (auto& thread : writers) thread.join();
+  writing = false;
+  for (auto& thread : threads) thread.join();
+  while (sequence(*temp->store) > 0) {
+  }
+  while (read_page() > 0) {
+  }
+  EXPECT_TRUE(violations.empty()) << ::testing::PrintToString(violations);
+  EXPECT_EQ(consumed, written) << "every committed event was read exactly once";
+  EXPECT_EQ(sequencers_failed.load(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, EventsTest,
+                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
+                         [](const auto& info) {
+                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
+                         });

@@ -1,0 +1,231 @@
+// Background work on both engines: the tenant clock moves due times, the runner runs, retries
+// and gives up on jobs, a job whose worker died is taken over, and workers wake on commits.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/metrics.hpp"
+#include "domain/auth/credentials.hpp"
+#include "domain/clock/tenant_clock.hpp"
+#include "domain/jobs/jobs.hpp"
+#include "test_stores.hpp"
+#include "workers/runner.hpp"
+
+using namespace tesoro;
+using test_stores::TempStore;
+
+namespace {
+
+constexpr time::Micros k_second = time::k_micros_per_second;
+
+// Real time that only the test moves.
+class ManualClock final : public time::Clock {
+ public:
+  explicit ManualClock(time::Micros start) : now_(start) {}
+  time::Micros now() const override { return now_.load(); }
+  void advance(time::Micros by) { now_ += by; }
+
+ private:
+  std::atomic<time::Micros> now_;
+};
+
+class WorkersTest : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
+      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
+    }
+    temp = std::make_unique<TempStore>(GetParam());
+    tenant = temp->store->write<std::string>([](store::Tx& tx) {
+      return auth::create_tenant(tx, "clock test", "sandbox");
+    }).value();
+  }
+
+  std::string enqueue(const std::string& kind, time::Micros run_at) {
+    return temp->store->write<std::string>([&](store::Tx& tx) -> Result<std::string> {
+      return jobs::enqueue(tx, tenant, kind, "{}", run_at, clock.now());
+    }).value();
+  }
+
+  Result<time::Micros> advance(std::int64_t seconds) {
+    return temp->store->write<time::Micros>([&](store::Tx& tx) {
+      return tenant_clock::advance(tx, tenant, seconds, clock.now());
+    });
+  }
+
+  std::optional<store::Row> job_row(const std::string& id) {
+    return temp->store->read<std::optional<store::Row>>(
+        [&](store::Tx& tx) -> Result<std::optional<store::Row>> {
+          return tx.query_one("SELECT attempts, last_error, failed_at, run_at FROM jobs WHERE id = ?", {id});
+        }).value();
+  }
+
+  ManualClock clock{time::now_micros()};
+  std::unique_ptr<TempStore> temp;
+  std::string tenant;
+};
+
+}  // namespace
+
+TEST_P(WorkersTest, TenantClockOnlyMovesForwardWithinItsLimits) {
+  auto moved = advance(3600);
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(moved.value(), clock.now() + 3600 * k_second);
+  EXPECT_EQ(advance(0).error().first_code(), "validation_error");
+  EXPECT_EQ(advance(-5).error().first_code(), "validation_error");
+  EXPECT_EQ(advance(limits::k_clock_advance_max_seconds + 1).error().first_code(), "validation_error");
+  // A hundred years ahead is the end of the road; what was there stays.
+  for (int i = 0; i < 99; ++i) ASSERT_TRUE(advance(limits::k_clock_advance_max_seconds).ok());
+  auto too_far = advance(limits::k_clock_advance_max_seconds);
+  ASSERT_FALSE(too_far.ok());
+  EXPECT_EQ(too_far.error().first_code(), "clock_limit_reached");
+  auto offset = temp->store->read<time::Micros>([&](store::Tx& tx) -> Result<time::Micros> {
+    return tenant_clock::offset(tx, tenant);
+  }).value();
+  EXPECT_EQ(offset, (3600 + 99 * limits::k_clock_advance_max_seconds) * k_second);
+  EXPECT_EQ(temp->store->write<time::Micros>([&](store::Tx& tx) {
+              return tenant_clock::advance(tx, "ten_unknown", 5, clock.now());
+            }).error().status,
+            404);
+}
+
+TEST_P(WorkersTest, ClockAdvanceMakesADueJobRun) {
+  std::atomic<int> ran{0};
+  workers::Runner runner(*temp->store, clock);
+  runner.add(workers::JobWorker{"expire", [&](store::Tx&, const workers::JobRun& run)
+                                              -> Result<std::optional<time::Micros>> {
+    EXPECT_GE(run.tenant_now, run.job.run_at);
+    ++ran;
+    return std::optional<time::Micros>{};
+  }});
+  std::string id = enqueue("expire", clock.now() + 30LL * 86400 * k_second);  // in 30 days
+  EXPECT_FALSE(runner.run_once("expire"));
+  EXPECT_EQ(ran.load(), 0);
+  ASSERT_TRUE(advance(30 * 86400).ok());  // the tenant's clock, not real time, moves
+  EXPECT_TRUE(runner.run_once("expire"));
+  EXPECT_EQ(ran.load(), 1);
+  EXPECT_FALSE(job_row(id).has_value());  // done: out of the queue
+}
+
+TEST_P(WorkersTest, FailedJobsRetryWithBackoffThenAreKeptAsFailed) {
+  workers::Runner runner(*temp->store, clock);
+  workers::JobWorker worker{"flaky", [&](store::Tx& tx, const workers::JobRun&)
+                                         -> Result<std::optional<time::Micros>> {
+    // The run's effects are undone with its failure.
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'flaky-effect', 'x', '{}', 'now')");
+    return errors::make(502, "network_down", "the network did not answer");
+  }};
+  worker.attempts_max = 3;
+  runner.add(std::move(worker));
+  std::string id = enqueue("flaky", clock.now());
+  EXPECT_TRUE(runner.run_once("flaky"));
+  auto row = job_row(id);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->integer(0), 1);
+  EXPECT_NE(row->text(1).find("network_down"), std::string::npos);
+  EXPECT_TRUE(row->is_null(2));
+  EXPECT_FALSE(runner.run_once("flaky"));  // backing off: due again in 1 s of tenant time
+  ASSERT_TRUE(advance(1).ok());
+  EXPECT_TRUE(runner.run_once("flaky"));
+  EXPECT_FALSE(runner.run_once("flaky"));  // then 2 s
+  ASSERT_TRUE(advance(2).ok());
+  EXPECT_TRUE(runner.run_once("flaky"));
+  row = job_row(id);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->integer(0), 3);
+  EXPECT_FALSE(row->is_null(2)) << "kept as failed after its last attempt";
+  ASSERT_TRUE(advance(3600).ok());
+  EXPECT_FALSE(runner.run_once("flaky"));  // never claimed again
+  auto events = temp->store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM events")->integer(0);
+  }).value();
+  EXPECT_EQ(events, 0);
+  EXPECT_EQ(workers::backoff_micros(1), 1 * k_second);
+  EXPECT_EQ(workers::backoff_micros(4), 8 * k_second);
+  EXPECT_EQ(workers::backoff_micros(40), limits::k_job_backoff_max_seconds * k_second);
+}
+
+// A worker that dies mid-job (its process killed: it never completes) loses the job when its
+// lease ends; another node's worker takes it over, and the dead one's late completion is refused.
+TEST_P(WorkersTest, AJobOfAWorkerKilledMidJobIsTakenOver) {
+  std::string id = enqueue("deliver", clock.now());
+  auto dead_claim = temp->store->write<std::vector<jobs::Job>>(
+      [&](store::Tx& tx) -> Result<std::vector<jobs::Job>> {
+        return jobs::claim(tx, "deliver", "node-a/deliver", 10, clock.now(), 30 * k_second);
+      }).value();
+  ASSERT_EQ(dead_claim.size(), 1u);
+
+  auto other_node = temp->open_again();
+  workers::Runner survivor(*other_node, clock);
+  std::atomic<int> ran{0};
+  survivor.add(workers::JobWorker{"deliver", [&](store::Tx&, const workers::JobRun& run)
+                                                 -> Result<std::optional<time::Micros>> {
+    EXPECT_EQ(run.job.attempts, 2);
+    ++ran;
+    return std::optional<time::Micros>{};
+  }});
+  EXPECT_FALSE(survivor.run_once("deliver"));  // the lease still holds
+  clock.advance(31 * k_second);                // real time: leases are not simulated
+  EXPECT_TRUE(survivor.run_once("deliver"));
+  EXPECT_EQ(ran.load(), 1);
+  EXPECT_FALSE(job_row(id).has_value());
+  EXPECT_FALSE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return jobs::complete(tx, dead_claim[0]);
+  }).value());
+}
+
+TEST_P(WorkersTest, AWorkerThatLostItsLeaseUndoesItsRun) {
+  std::string id = enqueue("slow", clock.now());
+  auto other_node = temp->open_again();
+  workers::Runner slow(*temp->store, clock);
+  slow.add(workers::JobWorker{"slow", [&](store::Tx& tx, const workers::JobRun&)
+                                          -> Result<std::optional<time::Micros>> {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'slow-effect', 'x', '{}', 'now')");
+    // Meanwhile its lease ran out and another node claimed the job.
+    clock.advance(31 * k_second);
+    auto taken = other_node->write<std::vector<jobs::Job>>([&](store::Tx& other) -> Result<std::vector<jobs::Job>> {
+      return jobs::claim(other, "slow", "node-b/slow", 10, clock.now(), 30 * k_second);
+    });
+    EXPECT_EQ(taken.value().size(), 1u);
+    return std::optional<time::Micros>{};
+  }});
+  if (GetParam() == store::Engine::sqlite) {
+    GTEST_SKIP() << "one SQLite writer: the other node's claim would wait for this unit";
+  }
+  EXPECT_TRUE(slow.run_once("slow"));
+  auto effects = temp->store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM events")->integer(0);
+  }).value();
+  EXPECT_EQ(effects, 0) << "the run that lost its claim must leave nothing behind";
+  EXPECT_TRUE(job_row(id).has_value());  // still there, for node b
+}
+
+TEST_P(WorkersTest, StartedWorkersWakeOnCommitAndStopGracefully) {
+  std::atomic<int> ran{0};
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  workers::JobWorker worker{"wake", [&](store::Tx&, const workers::JobRun&)
+                                        -> Result<std::optional<time::Micros>> {
+    ++ran;
+    return std::optional<time::Micros>{};
+  }};
+  worker.poll = std::chrono::milliseconds(60'000);  // only the after-commit notification wakes it
+  runner.add(std::move(worker));
+  runner.start();
+  static_cast<void>(temp->store->write<std::string>([&](store::Tx& tx) -> Result<std::string> {
+    return jobs::enqueue(tx, tenant, "wake", "{}", real.now(), real.now());
+  }));
+  for (int i = 0; i < 500 && ran.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(ran.load(), 1);
+  runner.stop();
+  EXPECT_NE(metrics::render_prometheus().find("tesoro_worker_runs_total{worker=\"wake\"}"),
+            std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, WorkersTest,
+                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
+                         [](const auto& info) {
+                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
+                         });
