@@ -1,6 +1,7 @@
 #include "app/app.hpp"
 
 #include <chrono>
+#include <cmath>
 
 #include "core/ids.hpp"
 #include "core/log.hpp"
@@ -150,8 +151,8 @@ http::Response App::handle(http::Request& request) {
                 {"method", request.method},
                 {"path", path},
                 {"route", route_label},
-                {"status", std::to_string(response.status)},
-                {"duration_ms", std::to_string(seconds * 1000.0)},
+                {"status", response.status},
+                {"duration_ms", std::round(seconds * 1e6) / 1e3},  // microsecond precision
                 {"tenant_id", context.tenant_id()},
                 {"remote", request.remote_address}});
   }
@@ -267,7 +268,7 @@ void App::sweep_loop() {
         return idempotency::sweep_expired(tx, now) + auth::sweep_expired_tokens(tx, now);
       });
       if (swept.ok() && swept.value() > 0) {
-        log::write(log::Level::info, "sweeper.removed", {{"rows", std::to_string(swept.value())}});
+        log::write(log::Level::info, "sweeper.removed", {{"rows", swept.value()}});
       }
     } catch (const std::exception& failure) {
       log::write(log::Level::warn, "sweeper.failed", {{"what", failure.what()}});

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <future>
 #include <thread>
 
@@ -219,6 +220,27 @@ TEST(CoreAuth, SecretsNeverLogged) {
   EXPECT_EQ(log.find("leakcheck123"), std::string::npos);
   EXPECT_EQ(log.find(std::string(server.credentials().at("client_secret").as_string())),
             std::string::npos);
+}
+
+TEST(Logs, NumbersAreJsonNumbers) {
+  Server& server = Server::shared();
+  std::string request_id = "log-numbers-" + harness::new_uuid();
+  ASSERT_EQ(server.get("/healthz", {"X-Request-Id: " + request_id}).status, 200);
+  std::istringstream lines(server.log_text());
+  std::string line;
+  bool found = false;
+  while (std::getline(lines, line)) {
+    if (line.find(request_id) == std::string::npos) continue;
+    json::object entry = json::parse(line).as_object();
+    if (entry.at("event").as_string() != "request") continue;
+    found = true;
+    ASSERT_TRUE(entry.at("status").is_int64()) << line;
+    EXPECT_EQ(entry.at("status").as_int64(), 200);
+    ASSERT_TRUE(entry.at("duration_ms").is_number()) << line;
+    EXPECT_GE(entry.at("duration_ms").to_number<double>(), 0.0);
+    EXPECT_TRUE(entry.at("method").is_string()) << line;
+  }
+  EXPECT_TRUE(found) << "no request line for " << request_id;
 }
 
 TEST(CoreAuth, ScopesAndRevocation) {
