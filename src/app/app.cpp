@@ -65,7 +65,11 @@ std::string request_id_for(const http::Request& request) {
   return ids::generate("req");
 }
 
+// RateLimit-Policy states the quota and its window (`50;w=2`: the burst, and the seconds an empty
+// bucket takes to refill at the rate), so Limit, Remaining and Reset read against one window.
 void add_rate_headers(http::Response& response, const RateLimiter::Decision& decision) {
+  response.set_header("RateLimit-Policy", std::to_string(decision.limit) +
+                                              ";w=" + std::to_string(decision.window_seconds));
   response.set_header("RateLimit-Limit", std::to_string(decision.limit));
   response.set_header("RateLimit-Remaining", std::to_string(decision.remaining));
   response.set_header("RateLimit-Reset", std::to_string(decision.reset_seconds));
