@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
   tenant_create->add_flag("--json", as_json, "print one JSON object");
   tenant_create->callback(
       [&] { exit_code = command_tenant_create(flags, name, environment, as_json); });
-  auto* tenant_list = tenant->add_subcommand("list", "list the tenants (exit 1 when the database is not initialised)");
+  auto* tenant_list = tenant->add_subcommand(
+      "list", "list the tenants (exit 1 when the database is not initialised)");
   add_store_flags(tenant_list, flags);
   tenant_list->add_flag("--json", as_json, "print JSON");
   tenant_list->callback([&] { exit_code = command_tenant_list(flags, as_json); });

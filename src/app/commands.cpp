@@ -249,9 +249,9 @@ int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, 
           {"inserted_at", row.text(3)},
           {"revoked_at", revoked_at ? json::value(*revoked_at) : json::value(nullptr)}});
     } else {
-      std::cout << row.text(0) << "  " << auth::join_scopes(auth::split_scopes(row.text(1), ' '), ',')
-                << "  " << row.text(2) << "  " << row.text(3) << "  "
-                << (revoked_at ? "revoked " + *revoked_at : "active") << "\n";
+      std::string scopes = auth::join_scopes(auth::split_scopes(row.text(1), ' '), ',');
+      std::cout << row.text(0) << "  " << scopes << "  " << row.text(2) << "  " << row.text(3)
+                << "  " << (revoked_at ? "revoked " + *revoked_at : "active") << "\n";
     }
   }
   if (as_json) std::cout << json::serialize(out) << "\n";
@@ -278,7 +278,8 @@ int command_clients_revoke(const StoreFlags& flags, const std::string& client_id
 int command_tenant_list(const StoreFlags& flags, bool as_json) {
   auto store = open_initialised(flags, /*read_only=*/true);
   auto rows = store->read<store::Rows>([](store::Tx& tx) -> Result<store::Rows> {
-    return tx.query("SELECT id, name, environment, inserted_at FROM tenants ORDER BY inserted_at, id");
+    return tx.query(
+        "SELECT id, name, environment, inserted_at FROM tenants ORDER BY inserted_at, id");
   });
   if (!rows) return fail(rows.error());
   json::array out;
