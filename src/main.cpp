@@ -5,9 +5,26 @@
 
 #include "app/commands.hpp"
 #include "core/limits.hpp"
+#include "domain/auth/credentials.hpp"
 #include "store/store.hpp"
 
 namespace {
+
+// The valid scopes, for the help of every --scopes option.
+std::string core_scopes_help() {
+  std::string groups;
+  for (const std::string& group : tesoro::auth::core_groups()) {
+    groups += (groups.empty() ? "" : ", ") + group;
+  }
+  return "comma-separated core scopes <group>:<read|write|admin> (a level includes the ones "
+         "below it); groups: " + groups + ". Example: ledger:read,cards:write";
+}
+
+std::string participant_scopes_help() {
+  return "comma-separated participant scopes: " +
+         tesoro::auth::join_scopes(tesoro::auth::participant_scopes(), ',') +
+         " (a scope includes its :readonly form)";
+}
 
 void add_store_flags(CLI::App* command, tesoro::app::StoreFlags& flags) {
   command->add_option("--data", flags.data_dir, "folder of the SQLite database")
@@ -21,12 +38,15 @@ void add_store_flags(CLI::App* command, tesoro::app::StoreFlags& flags) {
 int main(int argc, char** argv) {
   using namespace tesoro::app;
   CLI::App cli{"Tesoro: ledger, cards, payouts and instant payments over HTTP"};
+  cli.set_version_flag("--version", "tesoro " TESORO_VERSION);
+  // --help shows every option's default value.
+  cli.option_defaults()->always_capture_default();
   cli.require_subcommand(1);
   StoreFlags flags;
   bool as_json = false;
   std::string name = "sandbox";
   std::string environment = "sandbox";
-  std::string tenant_id, scopes, key_id;
+  std::string tenant_id, scopes, key_id, client_id;
   int exit_code = 0;
 
   auto* init = cli.add_subcommand("init", "create the database and a sandbox tenant");
@@ -45,13 +65,18 @@ int main(int argc, char** argv) {
   tenant_create->add_flag("--json", as_json, "print one JSON object");
   tenant_create->callback(
       [&] { exit_code = command_tenant_create(flags, name, environment, as_json); });
+  auto* tenant_list = tenant->add_subcommand(
+      "list", "list the tenants (exit 1 when the database is not initialised)");
+  add_store_flags(tenant_list, flags);
+  tenant_list->add_flag("--json", as_json, "print JSON");
+  tenant_list->callback([&] { exit_code = command_tenant_list(flags, as_json); });
 
   auto* keys = cli.add_subcommand("keys", "manage core API keys");
   keys->require_subcommand(1);
   auto* keys_create = keys->add_subcommand("create", "create an API key");
   add_store_flags(keys_create, flags);
   keys_create->add_option("--tenant", tenant_id, "tenant id")->required();
-  keys_create->add_option("--scopes", scopes, "e.g. ledger:read,cards:write")->required();
+  keys_create->add_option("--scopes", scopes, core_scopes_help())->required();
   keys_create->add_flag("--json", as_json, "print one JSON object");
   keys_create->callback([&] { exit_code = command_keys_create(flags, tenant_id, scopes, as_json); });
   auto* keys_list = keys->add_subcommand("list", "list a tenant's API keys");
@@ -69,11 +94,20 @@ int main(int argc, char** argv) {
   auto* clients_create = clients->add_subcommand("create", "create an OAuth client");
   add_store_flags(clients_create, flags);
   clients_create->add_option("--tenant", tenant_id, "tenant id")->required();
-  clients_create->add_option("--scopes", scopes, "e.g. collections,tenant_accounts:readonly")
-      ->required();
+  clients_create->add_option("--scopes", scopes, participant_scopes_help())->required();
   clients_create->add_flag("--json", as_json, "print one JSON object");
   clients_create->callback(
       [&] { exit_code = command_clients_create(flags, tenant_id, scopes, as_json); });
+  auto* clients_list = clients->add_subcommand("list", "list a tenant's OAuth clients");
+  add_store_flags(clients_list, flags);
+  clients_list->add_option("--tenant", tenant_id, "tenant id")->required();
+  clients_list->add_flag("--json", as_json, "print JSON");
+  clients_list->callback([&] { exit_code = command_clients_list(flags, tenant_id, as_json); });
+  auto* clients_revoke = clients->add_subcommand(
+      "revoke", "revoke an OAuth client: its tokens answer 401 from the next request on");
+  add_store_flags(clients_revoke, flags);
+  clients_revoke->add_option("--id", client_id, "client id (cli_...)")->required();
+  clients_revoke->callback([&] { exit_code = command_clients_revoke(flags, client_id); });
 
   auto* verify = cli.add_subcommand("verify", "check every ledger invariant");
   add_store_flags(verify, flags);
@@ -91,9 +125,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"sandbox", "production"}));
   serve->add_option("--rate-limit", config.rate_per_second,
                     "requests per second per credential; 0 turns limiting off")
+      ->default_str("25 in sandbox, 100 in production")
       ->envname("TESORO_RATE_LIMIT")
       ->check(CLI::NonNegativeNumber);
   serve->add_option("--rate-burst", config.rate_burst, "bucket size per credential")
+      ->default_str("50 in sandbox, 200 in production, or twice --rate-limit")
       ->envname("TESORO_RATE_BURST")
       ->check(CLI::PositiveNumber);
   serve->add_option("--workers", config.workers, "handler threads")

@@ -1,6 +1,7 @@
 #include "app/app.hpp"
 
 #include <chrono>
+#include <cmath>
 
 #include "core/ids.hpp"
 #include "core/log.hpp"
@@ -65,7 +66,11 @@ std::string request_id_for(const http::Request& request) {
   return ids::generate("req");
 }
 
+// RateLimit-Policy states the quota and its window (`50;w=2`: the burst, and the seconds an empty
+// bucket takes to refill at the rate), so Limit, Remaining and Reset read against one window.
 void add_rate_headers(http::Response& response, const RateLimiter::Decision& decision) {
+  response.set_header("RateLimit-Policy", std::to_string(decision.limit) +
+                                              ";w=" + std::to_string(decision.window_seconds));
   response.set_header("RateLimit-Limit", std::to_string(decision.limit));
   response.set_header("RateLimit-Remaining", std::to_string(decision.remaining));
   response.set_header("RateLimit-Reset", std::to_string(decision.reset_seconds));
@@ -152,8 +157,8 @@ http::Response App::handle(http::Request& request) {
                 {"method", request.method},
                 {"path", path},
                 {"route", route_label},
-                {"status", std::to_string(response.status)},
-                {"duration_ms", std::to_string(seconds * 1000.0)},
+                {"status", response.status},
+                {"duration_ms", std::round(seconds * 1e6) / 1e3},  // microsecond precision
                 {"tenant_id", context.tenant_id()},
                 {"remote", request.remote_address}});
   }
@@ -256,7 +261,7 @@ void App::start_background() {
                  auth::sweep_expired_tokens(tx, real_now, limits::k_sweep_chunk_rows);
         });
         if (swept.value() > 0) {
-          log::write(log::Level::info, "sweeper.removed", {{"rows", std::to_string(swept.value())}});
+          log::write(log::Level::info, "sweeper.removed", {{"rows", swept.value()}});
         }
         metrics::count_worker_run("sweeper", false);
         return swept.value() >= limits::k_sweep_chunk_rows;

@@ -19,11 +19,11 @@ namespace {
 
 namespace json = boost::json;
 
-std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags, int commit_batch_max = 0) {
+// For init and tenant create, the two commands that may start from nothing.
+std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags) {
   store::Options options;
   options.data_dir = flags.data_dir;
   options.database_url = flags.database_url;
-  if (commit_batch_max > 0) options.commit_batch_max = static_cast<std::size_t>(commit_batch_max);
   auto store = store::open(options);
   store::migrate(*store);
   return store;
@@ -32,6 +32,38 @@ std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags, int commit_
 int fail(const std::string& message) {
   std::cerr << "tesoro: " << message << "\n";
   return 1;
+}
+
+// Thrown when a command other than init and tenant create points at a database that was never
+// initialised; main prints it and exits 1.
+struct NotInitialised : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Opens a database `tesoro init` has set up, and migrates it unless read_only. Refuses (throws
+// NotInitialised) anything else without creating a file or a table: a mistyped --data must not
+// leave an empty database behind that a later command would take for a real one.
+std::unique_ptr<store::Store> open_initialised(const StoreFlags& flags, bool read_only = false,
+                                               int commit_batch_max = 0) {
+  bool sqlite = flags.database_url.empty();
+  std::string where = sqlite ? flags.data_dir : "the PostgreSQL database";
+  std::string init_hint = sqlite ? "run `tesoro init --data " + flags.data_dir + "` first"
+                                 : "run `tesoro init --database-url ...` first";
+  // Opening SQLite creates the file, so its absence is checked before.
+  if (sqlite && !std::filesystem::exists(flags.data_dir + "/tesoro.db")) {
+    throw NotInitialised(where + " is not initialised (it has no tesoro.db): " + init_hint);
+  }
+  store::Options options;
+  options.data_dir = flags.data_dir;
+  options.database_url = flags.database_url;
+  if (commit_batch_max > 0) options.commit_batch_max = static_cast<std::size_t>(commit_batch_max);
+  auto store = store::open(options);
+  if (!store::is_initialised(*store)) {
+    throw NotInitialised(where + " is not initialised (no Tesoro tables or no tenant): " +
+                         init_hint);
+  }
+  if (!read_only) store::migrate(*store);  // an upgrade's new migrations
+  return store;
 }
 
 int fail(const Error& error) {
@@ -135,7 +167,7 @@ int command_tenant_create(const StoreFlags& flags, const std::string& name,
 
 int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
                         const std::string& scopes, bool as_json) {
-  auto store = open_migrated(flags);
+  auto store = open_initialised(flags);
   auto key = store->write<auth::CreatedKey>([&](store::Tx& tx) {
     return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','));
   });
@@ -146,7 +178,7 @@ int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
 }
 
 int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, bool as_json) {
-  auto store = open_migrated(flags);
+  auto store = open_initialised(flags);
   auto keys = store->read<std::vector<auth::KeySummary>>(
       [&](store::Tx& tx) { return auth::list_api_keys(tx, tenant_id); });
   if (!keys) return fail(keys.error());
@@ -173,7 +205,7 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
 }
 
 int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
-  auto store = open_migrated(flags);
+  auto store = open_initialised(flags);
   auto revoked = store->write<Unit>([&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id); });
   if (!revoked) return fail(revoked.error());
   std::cout << "revoked " << key_id << "\n";
@@ -182,7 +214,7 @@ int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
 
 int command_clients_create(const StoreFlags& flags, const std::string& tenant_id,
                            const std::string& scopes, bool as_json) {
-  auto store = open_migrated(flags);
+  auto store = open_initialised(flags);
   auto client = store->write<auth::CreatedClient>([&](store::Tx& tx) {
     return auth::create_client(tx, tenant_id, auth::split_scopes(scopes, ','));
   });
@@ -194,15 +226,81 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
   return 0;
 }
 
+// Listing and revoking clients and listing tenants are operator reads of whole tables; they
+// live here rather than in domain/auth because no request path needs them.
+int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, bool as_json) {
+  auto store = open_initialised(flags);
+  auto rows = store->read<store::Rows>([&](store::Tx& tx) -> Result<store::Rows> {
+    if (!auth::tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
+    return tx.query(
+        "SELECT client_id, scopes, environment, inserted_at, revoked_at FROM oauth_clients "
+        "WHERE tenant_id = ? ORDER BY inserted_at, client_id",
+        {tenant_id});
+  });
+  if (!rows) return fail(rows.error());
+  json::array out;
+  for (const store::Row& row : rows.value()) {
+    std::optional<std::string> revoked_at = row.optional_text(4);
+    if (as_json) {
+      out.push_back(json::object{
+          {"client_id", row.text(0)},
+          {"scopes", scopes_json(auth::split_scopes(row.text(1), ' '))},
+          {"environment", row.text(2)},
+          {"inserted_at", row.text(3)},
+          {"revoked_at", revoked_at ? json::value(*revoked_at) : json::value(nullptr)}});
+    } else {
+      std::string scopes = auth::join_scopes(auth::split_scopes(row.text(1), ' '), ',');
+      std::cout << row.text(0) << "  " << scopes << "  " << row.text(2) << "  " << row.text(3)
+                << "  " << (revoked_at ? "revoked " + *revoked_at : "active") << "\n";
+    }
+  }
+  if (as_json) std::cout << json::serialize(out) << "\n";
+  return 0;
+}
+
+int command_clients_revoke(const StoreFlags& flags, const std::string& client_id) {
+  auto store = open_initialised(flags);
+  // Every request and every refresh joins the client's revoked_at, on every node, so its tokens
+  // stop working from the next request on; nothing else needs to change.
+  auto revoked = store->write<Unit>([&](store::Tx& tx) -> Result<Unit> {
+    if (!tx.query_one("SELECT 1 FROM oauth_clients WHERE client_id = ?", {client_id})) {
+      return errors::item_not_found("OAuth client");
+    }
+    tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
+            {time::iso_now(), client_id});
+    return Unit{};
+  });
+  if (!revoked) return fail(revoked.error());
+  std::cout << "revoked " << client_id << "\n";
+  return 0;
+}
+
+int command_tenant_list(const StoreFlags& flags, bool as_json) {
+  auto store = open_initialised(flags, /*read_only=*/true);
+  auto rows = store->read<store::Rows>([](store::Tx& tx) -> Result<store::Rows> {
+    return tx.query(
+        "SELECT id, name, environment, inserted_at FROM tenants ORDER BY inserted_at, id");
+  });
+  if (!rows) return fail(rows.error());
+  json::array out;
+  for (const store::Row& row : rows.value()) {
+    if (as_json) {
+      out.push_back(json::object{{"id", row.text(0)},
+                                 {"name", row.text(1)},
+                                 {"environment", row.text(2)},
+                                 {"inserted_at", row.text(3)}});
+    } else {
+      std::cout << row.text(0) << "  " << row.text(1) << "  " << row.text(2) << "  "
+                << row.text(3) << "\n";
+    }
+  }
+  if (as_json) std::cout << json::serialize(out) << "\n";
+  return 0;
+}
+
 int command_verify(const StoreFlags& flags) {
   // Read-only: no migration, no file created; a replica or a wrong path is fine to point at.
-  if (flags.database_url.empty() && !std::filesystem::exists(flags.data_dir + "/tesoro.db")) {
-    return fail("no Tesoro database in " + flags.data_dir);
-  }
-  store::Options options;
-  options.data_dir = flags.data_dir;
-  options.database_url = flags.database_url;
-  auto store = store::open(options);
+  auto store = open_initialised(flags, /*read_only=*/true);
   auto violations = store->read<std::vector<std::string>>(
       [](store::Tx& tx) -> Result<std::vector<std::string>> { return ledger::verify(tx); });
   if (!violations) return fail(violations.error());
@@ -236,10 +334,8 @@ int command_serve(const Config& config) {
   options.workers = std::clamp(config.workers, 1, limits::k_workers_max);
   options.io_threads = std::max(1, config.io_threads);
 
-  auto store = open_migrated({config.data_dir, config.database_url}, config.commit_batch_max);
-  if (!store::is_initialised(*store)) {
-    return fail("the database has no tenant yet: run `tesoro init` first");
-  }
+  auto store = open_initialised({config.data_dir, config.database_url}, /*read_only=*/false,
+                                config.commit_batch_max);
   App app(config, std::move(store));
   app.start_background();
   http::Handlers handlers;

@@ -8,6 +8,10 @@
 
 namespace tesoro::app {
 
+long RateLimiter::seconds_until(double tokens) const {
+  return std::max(0L, static_cast<long>(std::ceil(tokens / per_second_)));
+}
+
 RateLimiter::Decision RateLimiter::take(const std::string& key,
                                         std::chrono::steady_clock::time_point now) {
   Shard& shard = shards_[std::hash<std::string>{}(key) % k_shards];
@@ -27,15 +31,17 @@ RateLimiter::Decision RateLimiter::take(const std::string& key,
 
   Decision decision;
   decision.limit = static_cast<long>(burst_);
+  decision.window_seconds = seconds_until(burst_);
   if (bucket.tokens >= 1.0) {
     bucket.tokens -= 1.0;
+    decision.reset_seconds = seconds_until(burst_ - bucket.tokens);
   } else {
     decision.allowed = false;
-    decision.retry_after_seconds =
-        std::max(1L, static_cast<long>(std::ceil((1.0 - bucket.tokens) / per_second_)));
+    decision.retry_after_seconds = std::max(1L, seconds_until(1.0 - bucket.tokens));
+    // Retry-After and RateLimit-Reset name the same moment on a 429, as the draft asks.
+    decision.reset_seconds = decision.retry_after_seconds;
   }
   decision.remaining = static_cast<long>(std::floor(bucket.tokens));
-  decision.reset_seconds = static_cast<long>(std::ceil((burst_ - bucket.tokens) / per_second_));
   return decision;
 }
 

@@ -1,6 +1,8 @@
 #include "core/log.hpp"
 
 #include <atomic>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 
@@ -43,6 +45,25 @@ void append_escaped(std::string& out, std::string_view text) {
   }
 }
 
+void append_value(std::string& out, const Value& value) {
+  if (const auto* text = std::get_if<std::string>(&value.data())) {
+    out += '"';
+    append_escaped(out, *text);
+    out += '"';
+  } else if (const auto* integer = std::get_if<std::int64_t>(&value.data())) {
+    out += std::to_string(*integer);
+  } else {
+    double number = std::get<double>(value.data());
+    if (!std::isfinite(number)) {  // JSON has no NaN or infinity
+      out += "null";
+      return;
+    }
+    char buffer[32];
+    auto [end, ignored] = std::to_chars(buffer, buffer + sizeof buffer, number);
+    out.append(buffer, end);
+  }
+}
+
 }  // namespace
 
 void set_level(Level level) { g_level.store(static_cast<int>(level)); }
@@ -67,9 +88,8 @@ void write(Level level, std::string_view event, const Fields& fields) {
   for (const auto& [key, value] : fields) {
     line += ",\"";
     append_escaped(line, key);
-    line += "\":\"";
-    append_escaped(line, value);
-    line += '"';
+    line += "\":";
+    append_value(line, value);
   }
   line += "}\n";
   std::lock_guard lock(g_mutex);

@@ -1,9 +1,12 @@
 #pragma once
 // Structured logging: one JSON object per line on stderr. Callers pass fields; nothing here knows
 // about secrets, so callers never pass them (the Authorization header is never logged).
+#include <concepts>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace tesoro::log {
@@ -14,7 +17,25 @@ void set_level(Level level);
 bool parse_level(std::string_view text, Level& out);
 bool enabled(Level level);
 
-using Fields = std::vector<std::pair<std::string, std::string>>;
+// A field's value: text is written as a JSON string, a number as a JSON number, so that a log
+// pipeline can compare and sum `status` or `duration_ms` without parsing strings.
+class Value {
+ public:
+  Value(std::string text) : data_(std::move(text)) {}
+  Value(std::string_view text) : data_(std::string(text)) {}
+  Value(const char* text) : data_(std::string(text)) {}
+  template <std::integral Integer>
+    requires(!std::same_as<Integer, bool> && !std::same_as<Integer, char>)
+  Value(Integer number) : data_(static_cast<std::int64_t>(number)) {}
+  Value(double number) : data_(number) {}
+
+  const std::variant<std::string, std::int64_t, double>& data() const { return data_; }
+
+ private:
+  std::variant<std::string, std::int64_t, double> data_;
+};
+
+using Fields = std::vector<std::pair<std::string, Value>>;
 void write(Level level, std::string_view event, const Fields& fields);
 
 }  // namespace tesoro::log

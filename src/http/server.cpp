@@ -233,7 +233,7 @@ void Server::Impl::accept() {
 
 void Server::Impl::begin_shutdown() {
   if (stopping.exchange(true)) return;
-  log::write(log::Level::info, "server.stopping", {{"in_flight", std::to_string(in_flight.load())}});
+  log::write(log::Level::info, "server.stopping", {{"in_flight", in_flight.load()}});
   beast::error_code ignored;
   acceptor.close(ignored);
   drain_deadline = std::chrono::steady_clock::now() +

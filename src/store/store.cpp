@@ -77,7 +77,20 @@ bool Store::ping() {
   }
 }
 
+bool has_schema(Store& store) {
+  // The catalog differs per engine; `tenants` comes with the first migration.
+  std::string_view sql = store.engine() == Engine::postgres
+                             ? "SELECT COUNT(*) FROM information_schema.tables "
+                               "WHERE table_schema = current_schema() AND table_name = 'tenants'"
+                             : "SELECT COUNT(*) FROM sqlite_master "
+                               "WHERE type = 'table' AND name = 'tenants'";
+  auto result = store.read<bool>(
+      [&](Tx& tx) -> Result<bool> { return tx.query_one(sql)->integer(0) > 0; });
+  return result.ok() && result.value();
+}
+
 bool is_initialised(Store& store) {
+  if (!has_schema(store)) return false;
   auto result = store.read<bool>([](Tx& tx) -> Result<bool> {
     return tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0;
   });

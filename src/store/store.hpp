@@ -185,7 +185,9 @@ struct Options {
 std::unique_ptr<Store> open(const Options& options);
 // Applies every migration not yet applied. Returns the schema version reached.
 int migrate(Store& store);
-// True when the database has been initialised (has a tenant).
+// True when the database has Tesoro's tables (a migration ran), without creating anything.
+bool has_schema(Store& store);
+// True when the database has been initialised (has its tables and a tenant).
 bool is_initialised(Store& store);
 
 }  // namespace tesoro::store

@@ -178,7 +178,7 @@ void Runner::run_job(const JobWorker& worker, const std::string& worker_id, cons
   const bool give_up = job.attempts >= worker.attempts_max;
   log::write(give_up ? log::Level::error : log::Level::warn, "worker.job_failed",
              {{"worker", worker.kind}, {"job_id", job.id}, {"tenant_id", job.tenant_id},
-              {"attempt", std::to_string(job.attempts)}, {"what", failure}});
+              {"attempt", job.attempts}, {"what", failure}});
   try {
     static_cast<void>(store_.write<bool>([&](store::Tx& tx) -> Result<bool> {
       const time::Micros tenant_now = tenant_clock::now(tx, job.tenant_id, real_now);

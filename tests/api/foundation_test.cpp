@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <future>
 #include <thread>
 
@@ -219,6 +220,27 @@ TEST(CoreAuth, SecretsNeverLogged) {
   EXPECT_EQ(log.find("leakcheck123"), std::string::npos);
   EXPECT_EQ(log.find(std::string(server.credentials().at("client_secret").as_string())),
             std::string::npos);
+}
+
+TEST(Logs, NumbersAreJsonNumbers) {
+  Server& server = Server::shared();
+  std::string request_id = "log-numbers-" + harness::new_uuid();
+  ASSERT_EQ(server.get("/healthz", {"X-Request-Id: " + request_id}).status, 200);
+  std::istringstream lines(server.log_text());
+  std::string line;
+  bool found = false;
+  while (std::getline(lines, line)) {
+    if (line.find(request_id) == std::string::npos) continue;
+    json::object entry = json::parse(line).as_object();
+    if (entry.at("event").as_string() != "request") continue;
+    found = true;
+    ASSERT_TRUE(entry.at("status").is_int64()) << line;
+    EXPECT_EQ(entry.at("status").as_int64(), 200);
+    ASSERT_TRUE(entry.at("duration_ms").is_number()) << line;
+    EXPECT_GE(entry.at("duration_ms").to_number<double>(), 0.0);
+    EXPECT_TRUE(entry.at("method").is_string()) << line;
+  }
+  EXPECT_TRUE(found) << "no request line for " << request_id;
 }
 
 TEST(CoreAuth, ScopesAndRevocation) {
@@ -483,14 +505,24 @@ TEST(RateLimit, HeadersAnd429WithRetryAfter) {
   std::vector<std::string> headers = {server.bearer_core()};
   Reply first = server.get("/v1/ledger/account_holders", headers);
   EXPECT_EQ(first.status, 200);
+  // A quota of 3 (the burst) per window of 2 s (an empty bucket refills at 2/s in 1.5 s).
+  EXPECT_EQ(first.header("ratelimit-policy"), "3;w=2");
   EXPECT_EQ(first.header("ratelimit-limit"), "3");
   EXPECT_EQ(first.header("ratelimit-remaining"), "2");
-  EXPECT_FALSE(first.header("ratelimit-reset").empty());
+  EXPECT_EQ(first.header("ratelimit-reset"), "1");  // one token back at 2/s: full again in 0.5 s
   Reply limited;
-  for (int i = 0; i < 10 && limited.status != 429; ++i) limited = server.get("/v1/ledger/account_holders", headers);
+  for (int i = 0; i < 10 && limited.status != 429; ++i) {
+    limited = server.get("/v1/ledger/account_holders", headers);
+    // Every answer reads against the same window: remaining within the quota, reset within w.
+    EXPECT_LE(std::stoi(limited.header("ratelimit-remaining")), 3);
+    EXPECT_LE(std::stoi(limited.header("ratelimit-reset")), 2);
+    EXPECT_EQ(limited.header("ratelimit-policy"), "3;w=2");
+  }
   expect_envelope(limited, 429, "rate_limit_exceeded");
   EXPECT_GE(std::stoi(limited.header("retry-after")), 1);
   EXPECT_EQ(limited.header("ratelimit-remaining"), "0");
+  // Retry-After and RateLimit-Reset name the same moment.
+  EXPECT_EQ(limited.header("ratelimit-reset"), limited.header("retry-after"));
 }
 
 TEST(RateLimit, GuessingKeysAndUnknownRoutesAreLimitedByAddress) {

@@ -97,6 +97,11 @@ bool is_postgres() {
   return url && *url;
 }
 
+std::vector<std::string> empty_store_flags(const std::string& data_dir) {
+  if (is_postgres()) return {"--database-url", fresh_database_url()};
+  return {"--data", data_dir};
+}
+
 std::string tesoro_bin() {
   const char* bin = std::getenv("TESORO_BIN");
   return bin ? bin : "./build/tesoro";

@@ -91,5 +91,8 @@ std::string tesoro_bin();
 std::string account_holder_body(const std::string& external_id);
 std::string new_uuid();
 bool is_postgres();
+// Store flags for a database nobody initialised: `--data <data_dir>` on SQLite, or
+// `--database-url` of a new empty PostgreSQL database.
+std::vector<std::string> empty_store_flags(const std::string& data_dir);
 
 }  // namespace harness

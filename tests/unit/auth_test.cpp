@@ -55,6 +55,24 @@ TEST(RateLimiter, BucketRefillsOverTime) {
   EXPECT_TRUE(limiter.take("k", now + std::chrono::milliseconds(150)).allowed);
 }
 
+TEST(RateLimiter, HeaderValuesDescribeOneWindow) {
+  app::RateLimiter limiter(25, 50);  // the sandbox defaults: a quota of 50 per 2 s window
+  auto now = std::chrono::steady_clock::now();
+  auto first = limiter.take("k", now);
+  EXPECT_EQ(first.limit, 50);
+  EXPECT_EQ(first.window_seconds, 2);
+  EXPECT_EQ(first.remaining, 49);
+  EXPECT_EQ(first.reset_seconds, 1);
+  app::RateLimiter::Decision last = first;
+  while (last.allowed) {
+    last = limiter.take("k", now);
+    EXPECT_LE(last.reset_seconds, last.window_seconds);
+  }
+  EXPECT_EQ(last.remaining, 0);
+  EXPECT_EQ(last.retry_after_seconds, 1);
+  EXPECT_EQ(last.reset_seconds, last.retry_after_seconds);
+}
+
 #include "test_stores.hpp"
 
 TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {

@@ -239,7 +239,7 @@ class PostgresStore final : public Store {
         if (!is_retryable_state(failure.state()) || attempt >= k_retries_max) throw;
         metrics::count_store_retry();
         log::write(log::Level::info, "store.retry",
-                   {{"state", failure.state()}, {"attempt", std::to_string(attempt)}});
+                   {{"state", failure.state()}, {"attempt", attempt}});
         std::this_thread::sleep_for(std::chrono::milliseconds(2 * attempt));
       }
     }

@@ -359,7 +359,7 @@ class SqliteStore final : public Store {
         connection.exec_plain("ROLLBACK");
       } catch (const StoreError&) {  // the transaction is gone either way
       }
-      log::write(log::Level::error, "store.commit_failed", {{"units", std::to_string(batch.size())}});
+      log::write(log::Level::error, "store.commit_failed", {{"units", batch.size()}});
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     metrics::observe_commit_batch(batch.size(), seconds);

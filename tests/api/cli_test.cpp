@@ -1,0 +1,213 @@
+// The operator commands as an operator runs them: exit codes, output, and their effect on a
+// running server.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+#include "harness.hpp"
+
+using harness::Reply;
+using harness::Server;
+namespace json = boost::json;
+
+namespace {
+
+std::string quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+CommandRun run_tesoro(const std::vector<std::string>& args) {
+  std::string line = quote(harness::tesoro_bin());
+  for (const std::string& arg : args) line += " " + quote(arg);
+  line += " 2>&1";
+  CommandRun run;
+  FILE* pipe = ::popen(line.c_str(), "r");
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    run.output.append(buffer.data(), n);
+  }
+  int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// Tables in the PostgreSQL database's schema; "" when the query fails.
+std::string postgres_table_count(const std::string& url) {
+  std::string line = "psql " + quote(url) + " -qAtc " +
+                     quote("SELECT COUNT(*) FROM information_schema.tables "
+                           "WHERE table_schema = current_schema()") + " 2>/dev/null";
+  std::string out;
+  FILE* pipe = ::popen(line.c_str(), "r");
+  std::array<char, 256> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  ::pclose(pipe);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+json::value parse(const std::string& text) {
+  boost::system::error_code ec;
+  json::value value = json::parse(text, ec);
+  EXPECT_FALSE(ec) << "not JSON: " << text;
+  return value;
+}
+
+}  // namespace
+
+TEST(Cli, CommandsRefuseADatabaseNeverInitialised) {
+  char pattern[] = "/tmp/tesoro-cli-XXXXXX";
+  std::string parent = ::mkdtemp(pattern);
+  std::string data_dir = parent + "/data";  // does not exist
+  std::vector<std::string> store = harness::empty_store_flags(data_dir);
+  const std::vector<std::vector<std::string>> commands = {
+      {"serve", "--listen", "127.0.0.1:0"},
+      {"keys", "create", "--tenant", "ten_x", "--scopes", "ledger:read"},
+      {"keys", "list", "--tenant", "ten_x"},
+      {"keys", "revoke", "--id", "key_x"},
+      {"clients", "create", "--tenant", "ten_x", "--scopes", "webhooks"},
+      {"clients", "list", "--tenant", "ten_x"},
+      {"clients", "revoke", "--id", "cli_x"},
+      {"tenant", "list"},
+      {"verify"},
+  };
+  for (const auto& command : commands) {
+    CommandRun run = run_tesoro(with(command, store));
+    EXPECT_EQ(run.exit_code, 1) << command[0] << ": " << run.output;
+    EXPECT_NE(run.output.find("not initialised"), std::string::npos) << run.output;
+    if (!harness::is_postgres()) {
+      EXPECT_NE(run.output.find(data_dir), std::string::npos) << "names the folder: " << run.output;
+    }
+  }
+  // Nothing was created: no folder, no file, no table.
+  EXPECT_FALSE(std::filesystem::exists(data_dir));
+  if (harness::is_postgres()) {
+    EXPECT_EQ(postgres_table_count(store[1]), "0");
+  }
+  // init still works there, and then so do the others.
+  EXPECT_EQ(run_tesoro(with({"init"}, store)).exit_code, 0);
+  EXPECT_EQ(run_tesoro(with({"tenant", "list"}, store)).exit_code, 0);
+  std::filesystem::remove_all(parent);
+}
+
+TEST(Cli, TenantListShowsEveryTenant) {
+  Server server;
+  int code = 0;
+  json::object other = parse(server.command({"tenant", "create", "--name", "acme",
+                                             "--environment", "production", "--json"}, &code))
+                           .as_object();
+  ASSERT_EQ(code, 0);
+  json::value listed = parse(server.command({"tenant", "list", "--json"}, &code));
+  ASSERT_EQ(code, 0);
+  ASSERT_TRUE(listed.is_array());
+  ASSERT_EQ(listed.as_array().size(), 2u);
+  const json::object& first = listed.as_array()[0].as_object();
+  EXPECT_EQ(first.at("id"), server.credentials().at("tenant_id"));
+  EXPECT_EQ(first.at("name"), "sandbox");
+  EXPECT_EQ(first.at("environment"), "sandbox");
+  EXPECT_FALSE(first.at("inserted_at").as_string().empty());
+  const json::object& second = listed.as_array()[1].as_object();
+  EXPECT_EQ(second.at("id"), other.at("tenant_id"));
+  EXPECT_EQ(second.at("name"), "acme");
+  EXPECT_EQ(second.at("environment"), "production");
+  std::string text = server.command({"tenant", "list"}, &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(text.find(std::string(other.at("tenant_id").as_string())), std::string::npos);
+}
+
+TEST(Cli, RevokedClientsTokensStopOnEveryNode) {
+  Server server;
+  int other_node = server.start_extra_node();
+  std::string tenant(server.credentials().at("tenant_id").as_string());
+  int code = 0;
+  json::object client = parse(server.command({"clients", "create", "--tenant", tenant, "--scopes",
+                                              "tenant_accounts:readonly", "--json"}, &code))
+                            .as_object();
+  ASSERT_EQ(code, 0);
+  std::string client_id(client.at("client_id").as_string());
+  std::string secret(client.at("client_secret").as_string());
+  Reply token = server.post("/api/v1/oauth/token",
+                            json::serialize(json::object{{"grant_type", "client_credentials"},
+                                                         {"client_id", client_id},
+                                                         {"client_secret", secret}}));
+  ASSERT_EQ(token.status, 200) << token.body;
+  std::string bearer = "Authorization: Bearer " + std::string(token.json().at("access_token").as_string());
+  harness::Request list{"GET", "/api/v1/tenant/accounts", "", {bearer}};
+  EXPECT_EQ(server.send(list).status, 200);
+  EXPECT_EQ(server.send_to(other_node, list).status, 200);
+
+  std::string listed_text = server.command({"clients", "list", "--tenant", tenant, "--json"}, &code);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(listed_text.find(secret), std::string::npos) << "never the secret";
+  EXPECT_EQ(listed_text.find("cs_"), std::string::npos) << "never a secret";
+  json::array listed = parse(listed_text).as_array();
+  ASSERT_EQ(listed.size(), 2u);  // init's client and this one
+  const json::object& mine = listed[1].as_object();
+  EXPECT_EQ(mine.at("client_id").as_string(), client_id);
+  EXPECT_EQ(mine.at("scopes"), json::array({"tenant_accounts:readonly"}));
+  EXPECT_EQ(mine.at("environment"), "sandbox");
+  EXPECT_TRUE(mine.at("revoked_at").is_null());
+
+  server.command({"clients", "revoke", "--id", client_id}, &code);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(server.send(list).status, 401);
+  EXPECT_EQ(server.send_to(other_node, list).status, 401);
+  Reply refreshed = server.post(
+      "/api/v1/oauth/token", json::serialize(json::object{{"grant_type", "refresh_token"},
+                                                          {"refresh_token", token.json().at("refresh_token")}}));
+  EXPECT_EQ(refreshed.status, 400) << refreshed.body;
+  EXPECT_EQ(refreshed.json().at("error"), "invalid_grant");
+  Reply again = server.post("/api/v1/oauth/token",
+                            json::serialize(json::object{{"grant_type", "client_credentials"},
+                                                         {"client_id", client_id},
+                                                         {"client_secret", secret}}));
+  EXPECT_EQ(again.status, 401);
+  json::array after = parse(server.command({"clients", "list", "--tenant", tenant, "--json"}, &code))
+                          .as_array();
+  EXPECT_TRUE(after[1].at("revoked_at").is_string());
+  EXPECT_TRUE(after[0].at("revoked_at").is_null()) << "other clients untouched";
+  // Unknown ids are an error, not a silent success.
+  server.command({"clients", "revoke", "--id", "cli_unknown"}, &code);
+  EXPECT_EQ(code, 1);
+}
+
+TEST(Cli, VersionAndHelp) {
+  CommandRun version = run_tesoro({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.output.rfind("tesoro ", 0), 0u) << version.output;
+  EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(version.output.at(7)))) << version.output;
+
+  CommandRun keys = run_tesoro({"keys", "create", "--help"});
+  EXPECT_EQ(keys.exit_code, 0);
+  for (const char* expected : {"read|write|admin", "ledger", "cards", "spending_controls",
+                               "payouts", "./data"}) {
+    EXPECT_NE(keys.output.find(expected), std::string::npos) << expected << " in " << keys.output;
+  }
+  CommandRun clients = run_tesoro({"clients", "create", "--help"});
+  for (const char* expected : {"collections:readonly", "outgoing_transfers", "target_resolutions",
+                               "tenant_accounts:readonly", "webhooks"}) {
+    EXPECT_NE(clients.output.find(expected), std::string::npos) << expected << " in " << clients.output;
+  }
+  CommandRun serve = run_tesoro({"serve", "--help"});
+  for (const char* expected : {"127.0.0.1:8080", "sandbox", "info", "25 in sandbox"}) {
+    EXPECT_NE(serve.output.find(expected), std::string::npos) << expected << " in " << serve.output;
+  }
+}
