@@ -74,16 +74,19 @@ TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
   EXPECT_EQ(setup.grant.scopes, std::vector<std::string>{"collections:readonly"});
   auto authenticate_at = [&](time::Micros at) {
     return temp.store->read<auth::Principal>([&](store::Tx& tx) {
-      return auth::authenticate_access_token(tx, setup.grant.access_token, "sandbox", at);
+      return auth::authenticate(tx, auth::Surface::participant, setup.grant.access_token,
+                                "sandbox", at);
     });
   };
   EXPECT_TRUE(authenticate_at(now + 3599 * time::k_micros_per_second).ok());
   auto expired = authenticate_at(now + 3600 * time::k_micros_per_second);
   ASSERT_FALSE(expired.ok());
   EXPECT_EQ(expired.error().first_code(), "expired_token");
+  EXPECT_EQ(expired.error().errors[0].message, "the access token expired; request a new one");
   // The same token is refused by a server of the other environment.
   auto other_environment = temp.store->read<auth::Principal>([&](store::Tx& tx) {
-    return auth::authenticate_access_token(tx, setup.grant.access_token, "production", now);
+    return auth::authenticate(tx, auth::Surface::participant, setup.grant.access_token,
+                              "production", now);
   });
   EXPECT_FALSE(other_environment.ok());
   // A refresh may narrow scopes but not widen them.
