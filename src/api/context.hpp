@@ -28,11 +28,12 @@ class InFlightKeys {
   std::unordered_set<std::string> keys_;
 };
 
-// What handlers may know of the server's configuration; the app fills it from its flags.
+// What handlers may know of the server's configuration; the app fills it from its flags (whose
+// defaults live in app::Config).
 struct Settings {
-  std::string environment = "sandbox";  // sandbox | production, fixed at start
-  std::vector<std::string> currencies = {"COP"};              // ledger endpoints
-  std::vector<std::string> card_currencies = {"COP", "USD"};  // card endpoints
+  std::string environment;                   // sandbox | production, fixed at start
+  std::vector<std::string> currencies;       // ISO 4217 codes of the ledger endpoints
+  std::vector<std::string> card_currencies;  // ISO 4217 codes of the card endpoints
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };

@@ -96,3 +96,40 @@ TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
   ASSERT_FALSE(widened.ok());
   EXPECT_EQ(widened.error().first_code(), "invalid_scope");
 }
+
+TEST(Credentials, HintIsTheSchemePrefixAndFourCharactersAtMost) {
+  EXPECT_EQ(auth::credential_hint("sk_sandbox_AbCdEfGhIjKl"), "sk_sandbox_AbCd");
+  EXPECT_EQ(auth::credential_hint("sk_production_AbCdEf"), "sk_production_AbCd");
+  EXPECT_EQ(auth::credential_hint("at_WxYz0123456789"), "at_WxYz");
+  EXPECT_EQ(auth::credential_hint("no-prefix-secret"), "no-p");
+  EXPECT_EQ(auth::credential_hint("sk_"), "sk_");
+  EXPECT_EQ(auth::credential_hint("at_\n\x01zz"), "at_??zz");
+  // An underscore deep in a secret is no scheme prefix.
+  EXPECT_EQ(auth::credential_hint("abcdefgh_ijkl"), "abcd");
+}
+
+TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
+  auto www_authenticate = [](const Error& error) {
+    for (const auto& [name, value] : error.headers) {
+      if (name == "WWW-Authenticate") return value;
+    }
+    return std::string();
+  };
+  auto missing = auth::bearer_credential(nullptr, auth::Surface::participant);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().first_code(), "missing_authorization_header");
+  EXPECT_EQ(www_authenticate(missing.error()), "Bearer realm=\"tesoro\"");
+  std::string basic = "Basic YTpi";
+  auto other_scheme = auth::bearer_credential(&basic, auth::Surface::core);
+  ASSERT_FALSE(other_scheme.ok());
+  EXPECT_EQ(other_scheme.error().first_code(), "expired_token");
+  EXPECT_EQ(www_authenticate(other_scheme.error()), "Bearer realm=\"tesoro\"");
+  std::string empty = "Bearer  ";
+  auto malformed = auth::bearer_credential(&empty, auth::Surface::core);
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(www_authenticate(malformed.error()), "Bearer realm=\"tesoro\", error=\"invalid_token\"");
+  std::string good = "bearer  sk_sandbox_x ";
+  auto credential = auth::bearer_credential(&good, auth::Surface::core);
+  ASSERT_TRUE(credential.ok());
+  EXPECT_EQ(credential.value(), "sk_sandbox_x");
+}

@@ -275,6 +275,15 @@ const RefusalText& refusal_text(Refusal refusal) {
   return k_texts[static_cast<std::size_t>(refusal)];
 }
 
+// Text fit for a log field: every byte outside printable ASCII becomes '?'.
+std::string printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
+  return out;
+}
+
 // The 401 of `refusal`; `credential` is what the log may name it by (never the secret).
 Error unauthenticated(Surface surface, Refusal refusal, std::string credential) {
   const RefusalText& text = refusal_text(refusal);
@@ -348,11 +357,7 @@ std::string credential_hint(std::string_view credential) {
       prefix = second + 1;
     }
   }
-  std::string hint(credential.substr(0, prefix + 4));
-  for (char& c : hint) {
-    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) c = '?';
-  }
-  return hint;
+  return printable(credential.substr(0, prefix + 4));
 }
 
 Result<std::string> bearer_credential(const std::string* header, Surface surface) {
@@ -362,7 +367,9 @@ Result<std::string> bearer_credential(const std::string* header, Surface surface
   std::string scheme(text.substr(0, std::min(space, text.size())));
   for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (scheme != "bearer") {
-    return unauthenticated(surface, Refusal::other_scheme, credential_hint(scheme));
+    // The scheme's name is no secret (what follows it may be).
+    return unauthenticated(surface, Refusal::other_scheme,
+                           "scheme " + printable(std::string_view(scheme).substr(0, 16)));
   }
   std::string_view token = space == std::string_view::npos ? "" : text.substr(space + 1);
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
