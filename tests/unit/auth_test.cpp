@@ -127,7 +127,8 @@ TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
   std::string empty = "Bearer  ";
   auto malformed = auth::bearer_credential(&empty, auth::Surface::core);
   ASSERT_FALSE(malformed.ok());
-  EXPECT_EQ(www_authenticate(malformed.error()), "Bearer realm=\"tesoro\", error=\"invalid_token\"");
+  EXPECT_EQ(www_authenticate(malformed.error()),
+            "Bearer realm=\"tesoro\", error=\"invalid_token\"");
   std::string good = "bearer  sk_sandbox_x ";
   auto credential = auth::bearer_credential(&good, auth::Surface::core);
   ASSERT_TRUE(credential.ok());
