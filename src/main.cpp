@@ -6,6 +6,7 @@
 #include "app/commands.hpp"
 #include "core/limits.hpp"
 #include "domain/auth/credentials.hpp"
+#include "core/money.hpp"
 #include "store/store.hpp"
 
 namespace {
@@ -31,6 +32,20 @@ void add_store_flags(CLI::App* command, tesoro::app::StoreFlags& flags) {
       ->envname("TESORO_DATA");
   command->add_option("--database-url", flags.database_url, "postgres://... to use PostgreSQL")
       ->envname("TESORO_DATABASE_URL");
+}
+
+// One ISO 4217 code of the table in core/money.hpp (a typo must stop the server at start).
+CLI::Validator known_currency() {
+  return CLI::Validator(
+      [](std::string& code) {
+        if (tesoro::money::find_currency(code)) return std::string();
+        std::string known;
+        for (const auto& currency : tesoro::money::k_known_currencies) {
+          known += (known.empty() ? "" : ", ") + std::string(currency.code);
+        }
+        return "unknown currency " + code + " (known: " + known + ")";
+      },
+      "ISO 4217");
 }
 
 }  // namespace
@@ -144,6 +159,17 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, static_cast<int>(tesoro::limits::k_commit_batch_max)));
   serve->add_option("--log-level", config.log_level, "debug, info, warn or error")
       ->envname("TESORO_LOG_LEVEL");
+  serve->add_option("--currencies", config.currencies, "ISO 4217 codes of the ledger, e.g. COP,USD")
+      ->envname("TESORO_CURRENCIES")
+      ->delimiter(',')
+      ->check(known_currency())
+      ->capture_default_str();
+  serve->add_option("--card-currencies", config.card_currencies,
+                    "ISO 4217 codes of the card endpoints")
+      ->envname("TESORO_CARD_CURRENCIES")
+      ->delimiter(',')
+      ->check(known_currency())
+      ->capture_default_str();
   serve->callback([&] { exit_code = command_serve(config); });
 
   try {

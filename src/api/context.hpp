@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "api/json.hpp"
-#include "app/config.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/message.hpp"
@@ -29,9 +28,21 @@ class InFlightKeys {
   std::unordered_set<std::string> keys_;
 };
 
+// What handlers may know of the server's configuration; the app fills it from its flags (whose
+// defaults live in app::Config).
+struct Settings {
+  std::string environment;                   // sandbox | production, fixed at start
+  std::vector<std::string> currencies;       // ISO 4217 codes of the ledger endpoints
+  std::vector<std::string> card_currencies;  // ISO 4217 codes of the card endpoints
+
+  bool is_sandbox() const { return environment == "sandbox"; }
+};
+
+// The one place handlers reach shared services. An aggregate: the app builds it in one
+// expression, and a new service is one more member.
 struct Services {
   store::Store& store;
-  const app::Config& config;
+  Settings settings;
   InFlightKeys& in_flight;
 };
 
@@ -74,7 +85,6 @@ class Context {
   http::Response read(const std::function<Result<http::Response>(store::Tx&)>& fn);
 };
 
-
 enum class AuthKind { none, core, participant };
 using Handler = http::Response (*)(Context&);
 
@@ -90,12 +100,7 @@ struct RouteSpec {
   bool rate_limited = true;
 };
 using Routes = std::vector<RouteSpec>;
-
-// Each endpoint group adds its routes.
-void add_operations_routes(Routes& routes);
-void add_oauth_routes(Routes& routes);
-void add_account_holder_routes(Routes& routes);
-void add_account_routes(Routes& routes);
-void add_tenant_account_routes(Routes& routes);
+// Each endpoint group has one `void add_<group>_routes(Routes&)`, listed in route_groups.cpp.
+using AddRoutes = void (*)(Routes& routes);
 
 }  // namespace tesoro::api

@@ -97,6 +97,10 @@ http::Response json_response(int status, const json::value& value) {
   return response;
 }
 
+json::value optional_json(const std::optional<std::string>& text) {
+  return text ? json::value(*text) : json::value(nullptr);
+}
+
 http::Response render_error(const Error& error, const ErrorScope& scope) {
   std::string log_id = ids::generate("log");
   json::object envelope;
@@ -118,15 +122,17 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
   for (const auto& [key, value] : error.extra_fields) envelope[key] = value;
 
   // warn, not info: every error id must reach the log at the default and the benchmark levels.
-  log::write(error.status >= 500 ? log::Level::error : log::Level::warn, "request.error",
-             {{"log_id", log_id},
-              {"request_id", std::string(scope.request_id)},
-              {"method", std::string(scope.method)},
-              {"path", std::string(scope.target.substr(0, scope.target.find('?')))},
-              {"tenant_id", std::string(scope.tenant_id)},
-              {"status", std::to_string(error.status)},
-              {"error_codes", codes},
-              {"message", error.errors.empty() ? error.message : error.errors.front().message}});
+  log::Fields fields = {
+      {"log_id", log_id},
+      {"request_id", std::string(scope.request_id)},
+      {"method", std::string(scope.method)},
+      {"path", std::string(scope.target.substr(0, scope.target.find('?')))},
+      {"tenant_id", std::string(scope.tenant_id)},
+      {"status", std::to_string(error.status)},
+      {"error_codes", codes},
+      {"message", error.errors.empty() ? error.message : error.errors.front().message}};
+  fields.insert(fields.end(), error.log_fields.begin(), error.log_fields.end());
+  log::write(error.status >= 500 ? log::Level::error : log::Level::warn, "request.error", fields);
 
   http::Response response = json_response(error.status, envelope);
   for (const auto& [name, value] : error.headers) response.set_header(name, value);

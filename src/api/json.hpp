@@ -1,6 +1,7 @@
 #pragma once
 // JSON in and out of handlers (Boost.JSON), and the error envelope.
 #include <boost/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@ namespace json = boost::json;
 Result<json::object> parse_object(std::string_view body);
 
 http::Response json_response(int status, const json::value& value);
+// The text, or null: every optional field of a record is present in its JSON.
+json::value optional_json(const std::optional<std::string>& text);
 
 struct ErrorScope {
   std::string_view request_id;

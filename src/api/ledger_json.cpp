@@ -3,21 +3,12 @@
 namespace tesoro::api {
 namespace {
 
-json::value optional_json(const std::optional<std::string>& text) {
-  return text ? json::value(*text) : json::value(nullptr);
-}
-
 json::object balance_json(const ledger::Account& account) {
   return json::object{{"available", money_json(account.balance_minor, account.currency)},
                       {"updated_at", account.balance_updated_at}};
 }
 
 }  // namespace
-
-const std::vector<std::string>& ledger_currencies() {
-  static const std::vector<std::string> k_currencies = {"COP"};
-  return k_currencies;
-}
 
 json::object account_json(const ledger::Account& account) {
   return json::object{{"id", account.id},
@@ -61,7 +52,9 @@ struct FundingRequest {
 };
 
 // `problems` may already hold problems of the path, so that one answer lists them all.
-Result<FundingRequest> decode_funding(std::string_view body, Problems& problems) {
+Result<FundingRequest> decode_funding(std::string_view body,
+                                      const std::vector<std::string>& currencies,
+                                      Problems& problems) {
   auto parsed = parse_object(body);
   if (!parsed) {
     problems.add(parsed.error());
@@ -69,7 +62,7 @@ Result<FundingRequest> decode_funding(std::string_view body, Problems& problems)
   }
   ObjectReader reader(parsed.value(), "", problems);
   FundingRequest request;
-  auto amount = read_money(reader, "amount", Need::required, ledger_currencies(), problems);
+  auto amount = read_money(reader, "amount", Need::required, currencies, problems);
   if (amount) request.amount = *amount;
   request.description = reader.string("description", Need::optional, 500).value_or("sandbox funding");
   reader.reject_unknown();
@@ -84,7 +77,8 @@ http::Response fund_account_response(Context& context, std::string_view prefix,
                                      json::object (*encode)(const ledger::Account&)) {
   Problems problems;
   std::string id = check_path_id(context.param("id"), prefix, what, problems);
-  auto request = decode_funding(context.request.body, problems);
+  auto request =
+      decode_funding(context.request.body, context.services.settings.currencies, problems);
   if (!request) return context.error(request.error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::fund_account(tx, context.tenant_id(), id, surface,

@@ -5,12 +5,11 @@
 
 #include "api/context.hpp"
 #include "api/json.hpp"
-#include "api/validation.hpp"
+#include "api/validation/readers.hpp"
 #include "domain/ledger/accounts.hpp"
 
 namespace tesoro::api {
 
-const std::vector<std::string>& ledger_currencies();
 // Account of the core API: id, name, number, provider, state, type, balance, timestamps.
 json::object account_json(const ledger::Account& account);
 // Tenant account of the participant API.

@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "api/context.hpp"
-#include "api/validation.hpp"
+#include "api/validation/readers.hpp"
 #include "core/page.hpp"
 
 namespace tesoro::api {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "api/route_groups.hpp"
 #include "core/ids.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
@@ -24,6 +25,10 @@ double default_burst(const Config& config) {
   return config.is_sandbox() ? limits::k_sandbox_rate_burst : limits::k_production_rate_burst;
 }
 
+api::Settings api_settings(const Config& config) {
+  return {config.environment, config.currencies, config.card_currencies};
+}
+
 const std::string k_get = "GET";
 
 // Metrics labels come from a fixed set: a client must not be able to mint new series.
@@ -42,18 +47,6 @@ auth::Level level_for(std::string_view method) {
   if (method == "GET" || method == "HEAD") return auth::Level::read;
   if (method == "DELETE") return auth::Level::admin;
   return auth::Level::write;
-}
-
-// "Bearer <token>", scheme case-insensitive. Empty when the header has another shape.
-std::string_view bearer_token(std::string_view header) {
-  if (header.size() < 8) return {};
-  std::string scheme(header.substr(0, 7));
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer ") return {};
-  std::string_view token = header.substr(7);
-  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
-  return token;
 }
 
 // A client-supplied request id is echoed when it is short printable text; else we make one.
@@ -88,15 +81,11 @@ struct ClaimGuard {
 App::App(Config config, std::unique_ptr<store::Store> store)
     : config_(std::move(config)),
       store_(std::move(store)),
-      services_{*store_, config_, in_flight_},
+      services_{*store_, api_settings(config_), in_flight_},
       rate_limiter_(default_rate(config_), default_burst(config_)),
       runner_(*store_, clock_) {
   api::Routes all;
-  api::add_operations_routes(all);
-  api::add_oauth_routes(all);
-  api::add_account_holder_routes(all);
-  api::add_account_routes(all);
-  api::add_tenant_account_routes(all);
+  for (api::AddRoutes add_group : api::route_groups()) add_group(all);
   for (api::RouteSpec& route : all) {
     if (route.sandbox_only && !config_.is_sandbox()) continue;  // 404 in production
     router_.add(route.method, route.pattern);
@@ -167,27 +156,24 @@ http::Response App::handle(http::Request& request) {
 
 std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
   if (route.auth == api::AuthKind::none) return std::nullopt;
-  const std::string* header = context.request.header("authorization");
-  bool participant = route.auth == api::AuthKind::participant;
-  if (!header) {
-    return participant ? errors::missing_authorization_header() : errors::expired_token();
-  }
-  std::string token(bearer_token(*header));
-  if (token.empty()) return errors::expired_token();
+  auth::Surface surface =
+      route.auth == api::AuthKind::participant ? auth::Surface::participant : auth::Surface::core;
+  auto credential = auth::bearer_credential(context.request.header("authorization"), surface);
+  if (!credential) return credential.error();
   const std::string& environment = config_.environment;
   auto principal = store_->read_single<auth::Principal>([&](store::Tx& tx) {
-    return participant
-               ? auth::authenticate_access_token(tx, token, environment, time::now_micros())
-               : auth::authenticate_api_key(tx, token, environment);
+    return auth::authenticate(tx, surface, credential.value(), environment, time::now_micros());
   });
   if (!principal) return principal.error();
   context.principal = std::move(principal).value();
-  bool allowed = participant
-                     ? auth::participant_allows(*context.principal, route.scope)
-                     : auth::core_allows(*context.principal, route.scope,
-                                         level_for(context.request.method));
-  if (!allowed) return errors::not_authorized();
-  return std::nullopt;
+  if (surface == auth::Surface::participant) {
+    if (auth::participant_allows(*context.principal, route.scope)) return std::nullopt;
+    return auth::insufficient_scope(*context.principal, route.scope);
+  }
+  auth::Level needed = level_for(context.request.method);
+  if (auth::core_allows(*context.principal, route.scope, needed)) return std::nullopt;
+  return auth::insufficient_scope(*context.principal,
+                                  route.scope + ":" + std::string(auth::level_name(needed)));
 }
 
 http::Response App::dispatch(api::Context& context, const api::RouteSpec& route) {

@@ -1,6 +1,7 @@
 #pragma once
 // Server configuration: flags with environment-variable equivalents (see main.cpp).
 #include <string>
+#include <vector>
 
 #include "core/limits.hpp"
 
@@ -17,6 +18,10 @@ struct Config {
   int io_threads = 2;
   int commit_batch_max = static_cast<int>(limits::k_commit_batch_max);  // 1: no group commit
   std::string log_level = "info";
+  // ISO 4217 codes accepted on ledger endpoints and on card endpoints (checked against
+  // money::k_known_currencies when the flags are parsed).
+  std::vector<std::string> currencies = {"COP"};
+  std::vector<std::string> card_currencies = {"COP", "USD"};
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };

@@ -30,7 +30,89 @@ const char* reason_phrase(int status) {
   }
 }
 
+namespace {
+
+using enum ErrorCode;
+constexpr ErrorKind k_catalog[] = {
+    {validation_error, "validation_error", 400, "the value is not valid", "malformed request"},
+    {missing_field, "missing_field", 422, "field is required", "missing field"},
+    {route_not_found, "route_not_found", 404, "no route matches this path", ""},
+    {method_not_allowed, "method_not_allowed", 405, "this path does not accept this method", ""},
+    {payload_too_large, "payload_too_large", 413, "request body is larger than 1 MiB", ""},
+    {headers_too_large, "headers_too_large", 431, "request headers are larger than allowed", ""},
+    {expired_token, "expired_token", 401, "token expired, inactive or nonexistent",
+     "authorization header missing or invalid"},
+    {missing_authorization_header, "missing_authorization_header", 401,
+     "the Authorization header is missing", ""},
+    {not_authorized, "not_authorized", 403, "the credential has no access to this resource", ""},
+    {item_not_found, "item_not_found", 404, "item not found", ""},
+    {tenant_account_not_found, "tenant_account_not_found", 404, "tenant account not found", ""},
+    {rate_limit_exceeded, "rate_limit_exceeded", 429,
+     "too many requests; retry after the indicated time", ""},
+    {internal_error, "internal_error", 500, "unexpected error", ""},
+    {service_is_unavailable, "service_is_unavailable", 503, "service unavailable; try again later",
+     ""},
+    {idempotency_key_reused, "idempotency_key_reused", 409,
+     "this idempotency key was used with a different request", ""},
+    {idempotency_key_in_use, "idempotency_key_in_use", 409,
+     "a request with this idempotency key is still running", ""},
+    {external_id_already_exists, "external_id_already_exists", 409,
+     "a record with this external_id already exists", ""},
+    {currency_mismatch, "currency_mismatch", 422,
+     "the amount's currency is not the account's currency", ""},
+    {balance_overflow, "balance_overflow", 422, "the balance would overflow", ""},
+    {insufficient_funds, "insufficient_funds", 422, "the account's available balance is too low",
+     ""},
+    {account_invalid_state, "account_invalid_state", 409,
+     "the account's state does not allow this operation", ""},
+    {invalid_client, "invalid_client", 401, "client authentication failed", ""},
+    {invalid_request, "invalid_request", 400, "the token request is malformed", ""},
+    {invalid_grant, "invalid_grant", 400, "refresh token is invalid, expired or revoked", ""},
+    {invalid_scope, "invalid_scope", 400, "the requested scope is not valid for this client", ""},
+    {unsupported_grant_type, "unsupported_grant_type", 400,
+     "grant_type must be client_credentials or refresh_token", ""},
+    {collection_not_found, "collection_not_found", 404, "collection not found", ""},
+    {collection_invalid_state, "collection_invalid_state", 409,
+     "the collection's state does not allow this operation", ""},
+    {qr_type_not_allowed, "qr_type_not_allowed", 400,
+     "a static QR code cannot be made for a fixed-value single-use collection", ""},
+    {key_not_found, "key_not_found", 400, "the key is unknown, inactive or of no collection", ""},
+    {unknown, "unknown", 400, "unknown error", ""},
+    {amount_out_of_range, "amount_out_of_range", 422, "the amount is outside the allowed range",
+     ""},
+    {amount_exceeds_max_limit, "amount_exceeds_max_limit", 422,
+     "the amount exceeds the maximum allowed", ""},
+    {target_not_found, "target_not_found", 404, "target not found", ""},
+    {invalid_state, "invalid_state", 409, "the record is not in its successful state", ""},
+};
+
+// The table is indexed by the enum: each row must sit at its code's position.
+constexpr bool catalog_in_enum_order() {
+  for (std::size_t i = 0; i < std::size(k_catalog); ++i) {
+    if (static_cast<std::size_t>(k_catalog[i].code) != i) return false;
+  }
+  return std::size(k_catalog) == static_cast<std::size_t>(invalid_state) + 1;
+}
+static_assert(catalog_in_enum_order(), "k_catalog rows must follow ErrorCode's order");
+
+}  // namespace
+
+std::span<const ErrorKind> error_catalog() { return k_catalog; }
+
+const ErrorKind& error_kind(ErrorCode code) { return k_catalog[static_cast<std::size_t>(code)]; }
+
 namespace errors {
+
+Error of(ErrorCode code, std::optional<std::string> path, std::optional<std::string> message) {
+  const ErrorKind& kind = error_kind(code);
+  Error error;
+  error.status = kind.status;
+  std::string item_message = message ? std::move(*message) : std::string(kind.message);
+  error.message = kind.summary.empty() ? item_message : std::string(kind.summary);
+  error.errors.push_back(
+      ErrorItem{std::string(kind.name), std::move(item_message), std::move(path), {}});
+  return error;
+}
 
 Error make(int status, std::string code, std::string message, std::optional<std::string> path) {
   Error error;
@@ -41,62 +123,32 @@ Error make(int status, std::string code, std::string message, std::optional<std:
 }
 
 Error validation(std::string message, std::optional<std::string> path) {
-  Error error = make(400, "validation_error", std::move(message), std::move(path));
-  error.message = "malformed request";
-  return error;
+  return of(ErrorCode::validation_error, std::move(path), std::move(message));
 }
 
-Error missing_field(std::string path) {
-  Error error = make(422, "missing_field", "field is required", std::move(path));
-  error.message = "missing field";
-  return error;
-}
+Error missing_field(std::string path) { return of(ErrorCode::missing_field, std::move(path)); }
 
-Error route_not_found() { return make(404, "route_not_found", "no route matches this path"); }
-Error method_not_allowed() {
-  return make(405, "method_not_allowed", "this path does not accept this method");
-}
-Error payload_too_large() {
-  return make(413, "payload_too_large", "request body is larger than 1 MiB");
-}
-Error headers_too_large() {
-  return make(431, "headers_too_large", "request headers are larger than allowed");
-}
-// RFC 6750: a 401 for a bearer-protected resource names the scheme (and, when a token was
-// presented, that it is invalid).
-Error expired_token() {
-  Error error = make(401, "expired_token", "token expired, inactive or nonexistent");
-  error.message = "authorization header missing or invalid";
-  error.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"tesoro\", error=\"invalid_token\"");
-  return error;
-}
-Error missing_authorization_header() {
-  Error error = make(401, "missing_authorization_header", "the Authorization header is missing");
-  error.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"tesoro\"");
-  return error;
-}
-Error not_authorized() {
-  return make(403, "not_authorized", "the credential has no access to this resource");
-}
 Error item_not_found(std::string what) {
-  return make(404, "item_not_found", what + " not found");
+  return of(ErrorCode::item_not_found, std::nullopt, what + " not found");
 }
+
 Error rate_limited(long retry_after_seconds) {
-  Error error = make(429, "rate_limit_exceeded", "too many requests; retry after the indicated time");
+  Error error = of(ErrorCode::rate_limit_exceeded);
   error.headers.emplace_back("Retry-After", std::to_string(retry_after_seconds));
   return error;
 }
-Error internal() { return make(500, "internal_error", "unexpected error"); }
-Error unavailable() {
-  return make(503, "service_is_unavailable", "service unavailable; try again later");
-}
+
+Error route_not_found() { return of(ErrorCode::route_not_found); }
+Error method_not_allowed() { return of(ErrorCode::method_not_allowed); }
+Error payload_too_large() { return of(ErrorCode::payload_too_large); }
+Error headers_too_large() { return of(ErrorCode::headers_too_large); }
+Error internal() { return of(ErrorCode::internal_error); }
+Error unavailable() { return of(ErrorCode::service_is_unavailable); }
 Error idempotency_key_reused() {
-  return make(409, "idempotency_key_reused",
-              "this idempotency key was used with a different request", "x-idempotency-key");
+  return of(ErrorCode::idempotency_key_reused, "x-idempotency-key");
 }
 Error idempotency_key_in_use() {
-  return make(409, "idempotency_key_in_use",
-              "a request with this idempotency key is still running", "x-idempotency-key");
+  return of(ErrorCode::idempotency_key_in_use, "x-idempotency-key");
 }
 
 }  // namespace errors

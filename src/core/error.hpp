@@ -2,7 +2,9 @@
 // The one error value of Tesoro. Every failure the API can report is an Error; the HTTP layer
 // renders it into the contract's envelope (code, message, id, errors[]).
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,29 +25,90 @@ struct Error {
   std::vector<std::pair<std::string, std::string>> extra_fields;
   // Extra response headers, e.g. Retry-After.
   std::vector<std::pair<std::string, std::string>> headers;
+  // Fields for the error's log line only, never sent to the client: why a credential failed,
+  // which credential (its public id or prefix, never the secret).
+  std::vector<std::pair<std::string, std::string>> log_fields;
 
   const std::string& first_code() const;
 };
 
-// Named constructors for every error the server produces, so codes and statuses live in one place.
+// Every error_code the server emits (and those the contract reserves for modules to come). The
+// catalog below gives each its status and default message; the enum makes a misspelt code a
+// compile error.
+enum class ErrorCode {
+  validation_error,
+  missing_field,
+  route_not_found,
+  method_not_allowed,
+  payload_too_large,
+  headers_too_large,
+  expired_token,
+  missing_authorization_header,
+  not_authorized,
+  item_not_found,
+  tenant_account_not_found,
+  rate_limit_exceeded,
+  internal_error,
+  service_is_unavailable,
+  idempotency_key_reused,
+  idempotency_key_in_use,
+  external_id_already_exists,
+  currency_mismatch,
+  balance_overflow,
+  insufficient_funds,
+  account_invalid_state,
+  // OAuth token endpoint (RFC 6749 section 5.2).
+  invalid_client,
+  invalid_request,
+  invalid_grant,
+  invalid_scope,
+  unsupported_grant_type,
+  // Collections, QR codes, transfers and targets.
+  collection_not_found,
+  collection_invalid_state,
+  qr_type_not_allowed,
+  key_not_found,
+  unknown,
+  amount_out_of_range,
+  amount_exceeds_max_limit,
+  target_not_found,
+  invalid_state,
+};
+
+struct ErrorKind {
+  ErrorCode code;
+  std::string_view name;     // the envelope's error_code
+  int status;                // 4xx or 5xx
+  std::string_view message;  // the item's default message
+  // The envelope's fixed summary; empty: the item's message.
+  std::string_view summary;
+};
+
+// The whole catalog, in enum order.
+std::span<const ErrorKind> error_catalog();
+const ErrorKind& error_kind(ErrorCode code);
+
 namespace errors {
+// An error of the catalog: its status, its default message unless `message` is given.
+Error of(ErrorCode code, std::optional<std::string> path = std::nullopt,
+         std::optional<std::string> message = std::nullopt);
+// Kept for src/domain/ledger until it moves to of(); new code uses of().
 Error make(int status, std::string code, std::string message,
            std::optional<std::string> path = std::nullopt);
+// Catalog errors with something of their own (a path, a header, a message built from an argument)
+// or many callers.
 Error validation(std::string message, std::optional<std::string> path);
 Error missing_field(std::string path);
 Error route_not_found();
 Error method_not_allowed();
 Error payload_too_large();
 Error headers_too_large();
-Error expired_token();
-Error missing_authorization_header();
-Error not_authorized();
 Error item_not_found(std::string what = "item");
 Error rate_limited(long retry_after_seconds);
 Error internal();
 Error unavailable();
-Error idempotency_key_reused();
-Error idempotency_key_in_use();
+Error idempotency_key_reused();  // path x-idempotency-key
+Error idempotency_key_in_use();  // path x-idempotency-key
 }  // namespace errors
 
 // Summary message and reason phrase for a status, as the envelope's `code` wants it.

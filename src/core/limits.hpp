@@ -48,6 +48,8 @@ inline constexpr int k_idempotency_sweep_interval_ms = 60'000;
 // OAuth
 inline constexpr std::int64_t k_access_token_ttl_seconds = 3600;
 inline constexpr std::int64_t k_refresh_token_ttl_seconds = 30 * 24 * 3600;
+// A bearer credential longer than this is refused unread (ours are at most 57 bytes).
+inline constexpr std::size_t k_credential_max_bytes = 200;
 
 // Rate limits (per credential, token bucket)
 inline constexpr double k_sandbox_rate_per_second = 25;

@@ -92,16 +92,19 @@ TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
   EXPECT_EQ(setup.grant.scopes, std::vector<std::string>{"collections:readonly"});
   auto authenticate_at = [&](time::Micros at) {
     return temp.store->read<auth::Principal>([&](store::Tx& tx) {
-      return auth::authenticate_access_token(tx, setup.grant.access_token, "sandbox", at);
+      return auth::authenticate(tx, auth::Surface::participant, setup.grant.access_token,
+                                "sandbox", at);
     });
   };
   EXPECT_TRUE(authenticate_at(now + 3599 * time::k_micros_per_second).ok());
   auto expired = authenticate_at(now + 3600 * time::k_micros_per_second);
   ASSERT_FALSE(expired.ok());
   EXPECT_EQ(expired.error().first_code(), "expired_token");
+  EXPECT_EQ(expired.error().errors[0].message, "the access token expired; request a new one");
   // The same token is refused by a server of the other environment.
   auto other_environment = temp.store->read<auth::Principal>([&](store::Tx& tx) {
-    return auth::authenticate_access_token(tx, setup.grant.access_token, "production", now);
+    return auth::authenticate(tx, auth::Surface::participant, setup.grant.access_token,
+                              "production", now);
   });
   EXPECT_FALSE(other_environment.ok());
   // A refresh may narrow scopes but not widen them.
@@ -110,4 +113,42 @@ TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
   });
   ASSERT_FALSE(widened.ok());
   EXPECT_EQ(widened.error().first_code(), "invalid_scope");
+}
+
+TEST(Credentials, HintIsTheSchemePrefixAndFourCharactersAtMost) {
+  EXPECT_EQ(auth::credential_hint("sk_sandbox_AbCdEfGhIjKl"), "sk_sandbox_AbCd");
+  EXPECT_EQ(auth::credential_hint("sk_production_AbCdEf"), "sk_production_AbCd");
+  EXPECT_EQ(auth::credential_hint("at_WxYz0123456789"), "at_WxYz");
+  EXPECT_EQ(auth::credential_hint("no-prefix-secret"), "no-p");
+  EXPECT_EQ(auth::credential_hint("sk_"), "sk_");
+  EXPECT_EQ(auth::credential_hint("at_\n\x01zz"), "at_??zz");
+  // An underscore deep in a secret is no scheme prefix.
+  EXPECT_EQ(auth::credential_hint("abcdefgh_ijkl"), "abcd");
+}
+
+TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
+  auto www_authenticate = [](const Error& error) {
+    for (const auto& [name, value] : error.headers) {
+      if (name == "WWW-Authenticate") return value;
+    }
+    return std::string();
+  };
+  auto missing = auth::bearer_credential(nullptr, auth::Surface::participant);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().first_code(), "missing_authorization_header");
+  EXPECT_EQ(www_authenticate(missing.error()), "Bearer realm=\"tesoro\"");
+  std::string basic = "Basic YTpi";
+  auto other_scheme = auth::bearer_credential(&basic, auth::Surface::core);
+  ASSERT_FALSE(other_scheme.ok());
+  EXPECT_EQ(other_scheme.error().first_code(), "expired_token");
+  EXPECT_EQ(www_authenticate(other_scheme.error()), "Bearer realm=\"tesoro\"");
+  std::string empty = "Bearer  ";
+  auto malformed = auth::bearer_credential(&empty, auth::Surface::core);
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(www_authenticate(malformed.error()),
+            "Bearer realm=\"tesoro\", error=\"invalid_token\"");
+  std::string good = "bearer  sk_sandbox_x ";
+  auto credential = auth::bearer_credential(&good, auth::Surface::core);
+  ASSERT_TRUE(credential.ok());
+  EXPECT_EQ(credential.value(), "sk_sandbox_x");
 }

@@ -3,7 +3,7 @@
 #include "api/context.hpp"
 #include "api/ledger_json.hpp"
 #include "api/lists.hpp"
-#include "api/validation.hpp"
+#include "api/validation/readers.hpp"
 #include "domain/ledger/accounts.hpp"
 
 namespace tesoro::api {
@@ -11,7 +11,8 @@ namespace {
 
 const std::vector<std::string> k_account_types = {"savings_account", "checking_account"};
 
-Result<ledger::NewAccount> decode_new_account(std::string_view body) {
+Result<ledger::NewAccount> decode_new_account(std::string_view body,
+                                              const std::vector<std::string>& currencies) {
   auto parsed = parse_object(body);
   if (!parsed) return std::move(parsed).error();
   Problems problems;
@@ -21,7 +22,7 @@ Result<ledger::NewAccount> decode_new_account(std::string_view body) {
   if (name && name->empty()) problems.invalid("name", "must not be empty");
   input.name = name.value_or("");
   input.type = reader.one_of("type", Need::required, k_account_types).value_or("");
-  input.currency = reader.one_of("currency", Need::required, ledger_currencies()).value_or("");
+  input.currency = reader.one_of("currency", Need::required, currencies).value_or("");
   input.account_holder_id = reader.id("account_holder_id", Need::optional, "acch");
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();
@@ -29,7 +30,7 @@ Result<ledger::NewAccount> decode_new_account(std::string_view body) {
 }
 
 http::Response create(Context& context) {
-  auto input = decode_new_account(context.request.body);
+  auto input = decode_new_account(context.request.body, context.services.settings.currencies);
   if (!input) return context.error(input.error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::open_account(tx, context.tenant_id(), input.value(), time::now_micros());

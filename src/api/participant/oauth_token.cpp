@@ -6,7 +6,7 @@
 #include <map>
 
 #include "api/context.hpp"
-#include "api/validation.hpp"
+#include "api/validation/readers.hpp"
 #include "core/crypto.hpp"
 
 namespace tesoro::api {
@@ -16,12 +16,12 @@ using Parameters = std::map<std::string, std::string, std::less<>>;
 
 Result<Parameters> parse_form(std::string_view body) {
   if (!boost::urls::parse_query(body)) {
-    return auth::oauth_error(400, "invalid_request", "malformed form body");
+    return auth::oauth_error(ErrorCode::invalid_request, "malformed form body");
   }
   Parameters parameters;
   for (auto param : boost::urls::params_view(body)) {  // decodes %XX and '+' as space
     if (parameters.contains(param.key)) {
-      return auth::oauth_error(400, "invalid_request", "parameter repeated: " + param.key);
+      return auth::oauth_error(ErrorCode::invalid_request, "parameter repeated: " + param.key);
     }
     if (param.has_value && !param.value.empty()) parameters[param.key] = param.value;
   }
@@ -31,13 +31,13 @@ Result<Parameters> parse_form(std::string_view body) {
 Result<Parameters> parse_json(std::string_view body) {
   auto object = parse_object(body);
   if (!object) {
-    return auth::oauth_error(400, "invalid_request", object.error().errors.front().message);
+    return auth::oauth_error(ErrorCode::invalid_request, object.error().errors.front().message);
   }
   Parameters parameters;
   for (const auto& entry : object.value()) {
     if (entry.value().is_null()) continue;  // RFC 6749: a parameter without value is omitted
     if (!entry.value().is_string()) {
-      return auth::oauth_error(400, "invalid_request",
+      return auth::oauth_error(ErrorCode::invalid_request,
                                std::string(entry.key()) + " must be a string");
     }
     if (!entry.value().get_string().empty()) {
@@ -90,7 +90,7 @@ http::Response token(Context& context) {
                  content_type->find("application/x-www-form-urlencoded") != std::string::npos;
   if (!is_json && !is_form) {
     return context.error(auth::oauth_error(
-        400, "invalid_request",
+        ErrorCode::invalid_request,
         "Content-Type must be application/json or application/x-www-form-urlencoded"));
   }
   auto parsed = is_json ? parse_json(context.request.body) : parse_form(context.request.body);
@@ -100,9 +100,9 @@ http::Response token(Context& context) {
 
   auto grant_type = get(parameters, "grant_type");
   if (!grant_type) {
-    return context.error(auth::oauth_error(400, "invalid_request", "grant_type is required"));
+    return context.error(auth::oauth_error(ErrorCode::invalid_request, "grant_type is required"));
   }
-  const std::string& environment = context.services.config.environment;
+  const std::string& environment = context.services.settings.environment;
   auto scope = get(parameters, "scope");
   auto result = context.services.store.write<auth::TokenGrant>([&](store::Tx& tx)
                                                                    -> Result<auth::TokenGrant> {
@@ -110,7 +110,8 @@ http::Response token(Context& context) {
       auto client_id = get(parameters, "client_id");
       auto client_secret = get(parameters, "client_secret");
       if (!client_id || !client_secret) {
-        return auth::oauth_error(401, "invalid_client", "client_id and client_secret are required");
+        return auth::oauth_error(ErrorCode::invalid_client,
+                                 "client_id and client_secret are required");
       }
       return auth::grant_client_credentials(tx, *client_id, *client_secret, scope, environment,
                                             time::now_micros());
@@ -118,11 +119,11 @@ http::Response token(Context& context) {
     if (*grant_type == "refresh_token") {
       auto refresh_token = get(parameters, "refresh_token");
       if (!refresh_token) {
-        return auth::oauth_error(400, "invalid_request", "refresh_token is required");
+        return auth::oauth_error(ErrorCode::invalid_request, "refresh_token is required");
       }
       return auth::grant_refresh_token(tx, *refresh_token, scope, environment, time::now_micros());
     }
-    return auth::oauth_error(400, "unsupported_grant_type",
+    return auth::oauth_error(ErrorCode::unsupported_grant_type,
                              "grant_type must be client_credentials or refresh_token");
   });
   if (!result) return context.error(result.error());

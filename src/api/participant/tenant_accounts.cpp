@@ -1,7 +1,7 @@
 // GET /api/v1/tenant/accounts (a bare array), POST /api/v1/sandbox/tenant/accounts/{id}/fund.
 #include "api/context.hpp"
 #include "api/ledger_json.hpp"
-#include "api/validation.hpp"
+#include "api/validation/readers.hpp"
 #include "domain/ledger/accounts.hpp"
 
 namespace tesoro::api {
@@ -40,10 +40,10 @@ http::Response fund(Context& context) {
 void add_tenant_account_routes(Routes& routes) {
   routes.push_back({"GET", "/api/v1/tenant/accounts", AuthKind::participant,
                     "tenant_accounts:readonly", list});
-  // Sandbox funding is a write, and what it funds is money to send: outgoing_transfers guards it
-  // (a :readonly scope allows only GETs).
+  // Funding writes to tenant accounts: the full tenant_accounts scope (its :readonly form
+  // allows only the GETs).
   routes.push_back({"POST", "/api/v1/sandbox/tenant/accounts/{id}/fund", AuthKind::participant,
-                    "outgoing_transfers", fund, true});
+                    "tenant_accounts", fund, true});
 }
 
 }  // namespace tesoro::api

@@ -63,10 +63,10 @@ Result<std::vector<std::string>> requested_scopes(const std::vector<std::string>
                                                   const std::optional<std::string>& scope) {
   if (!scope) return available;
   std::vector<std::string> wanted = split_scopes(*scope, ' ');
-  if (wanted.empty()) return oauth_error(400, "invalid_scope", "scope is empty");
+  if (wanted.empty()) return oauth_error(ErrorCode::invalid_scope, "scope is empty");
   for (const std::string& one : wanted) {
     if (!is_participant_scope(one) || !client_may_request(available, one)) {
-      return oauth_error(400, "invalid_scope", "scope not granted to this client: " + one);
+      return oauth_error(ErrorCode::invalid_scope, "scope not granted to this client: " + one);
     }
   }
   return wanted;
@@ -89,10 +89,19 @@ bool is_core_scope(std::string_view scope) {
 
 const std::vector<std::string>& participant_scopes() {
   static const std::vector<std::string> k_scopes = {
-      "collections",        "collections:readonly",        "outgoing_transfers",
+      "collections",         "collections:readonly",        "outgoing_transfers",
       "outgoing_transfers:readonly", "target_resolutions",  "target_resolutions:readonly",
-      "tenant_accounts:readonly",    "webhooks"};
+      "tenant_accounts",     "tenant_accounts:readonly",    "webhooks"};
   return k_scopes;
+}
+
+std::string_view level_name(Level level) {
+  switch (level) {
+    case Level::read: return "read";
+    case Level::write: return "write";
+    case Level::admin: return "admin";
+  }
+  return "admin";
 }
 
 bool is_participant_scope(std::string_view scope) { return has_scope(participant_scopes(), scope); }
@@ -226,42 +235,179 @@ Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
   return client;
 }
 
+namespace {
+
+// Why a request is not authenticated: each has its 401 message and its word in the log.
+enum class Refusal {
+  no_header,          // no Authorization header
+  other_scheme,       // Authorization with another scheme than Bearer (Basic, ...)
+  malformed,          // Bearer with nothing, or with text of no credential's shape
+  unknown,            // the shape of a credential, but none has that secret
+  revoked,            // a revoked API key, access token, or OAuth client
+  expired,            // an access token past its lifetime
+  wrong_surface,      // an API key on /api/v1, an access token on /v1
+  other_environment,  // a credential of another environment than the server's
+};
+
+struct RefusalText {
+  const char* log_reason;
+  const char* core_message;
+  const char* participant_message;
+};
+
+const RefusalText& refusal_text(Refusal refusal) {
+  static const RefusalText k_texts[] = {
+      {"no_header", "no credential: send Authorization: Bearer <API key>",
+       "no credential: send Authorization: Bearer <access token>"},
+      {"other_scheme", "no bearer credential: send Authorization: Bearer <API key>",
+       "no bearer credential: send Authorization: Bearer <access token>"},
+      {"malformed", "the credential is not an API key (sk_<environment>_...)",
+       "the credential is not an access token (at_...)"},
+      {"unknown", "unknown API key", "unknown access token"},
+      {"revoked", "the API key was revoked", "the access token or its OAuth client was revoked"},
+      {"expired", "the API key expired", "the access token expired; request a new one"},
+      {"wrong_surface",
+       "an OAuth access token is for the participant API (/api/v1); the core API takes an API key",
+       "an API key is for the core API (/v1); the participant API takes an OAuth access token"},
+      {"other_environment", "the API key belongs to another environment than this server's",
+       "the access token belongs to another environment than this server's"},
+  };
+  return k_texts[static_cast<std::size_t>(refusal)];
+}
+
+// Text fit for a log field: every byte outside printable ASCII becomes '?'.
+std::string printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
+  return out;
+}
+
+// The 401 of `refusal`; `credential` is what the log may name it by (never the secret).
+Error unauthenticated(Surface surface, Refusal refusal, std::string credential) {
+  const RefusalText& text = refusal_text(refusal);
+  bool participant = surface == Surface::participant;
+  Error error = errors::of(participant && refusal == Refusal::no_header
+                               ? ErrorCode::missing_authorization_header
+                               : ErrorCode::expired_token,
+                           std::nullopt,
+                           participant ? text.participant_message : text.core_message);
+  // RFC 6750 section 3.1: no error code when the request carried no bearer credential at all.
+  bool sent_bearer = refusal != Refusal::no_header && refusal != Refusal::other_scheme;
+  error.headers.emplace_back("WWW-Authenticate",
+                             sent_bearer ? "Bearer realm=\"tesoro\", error=\"invalid_token\""
+                                         : "Bearer realm=\"tesoro\"");
+  error.log_fields.emplace_back("auth_reason", text.log_reason);
+  if (!credential.empty()) error.log_fields.emplace_back("credential", std::move(credential));
+  return error;
+}
+
 Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
                                        std::string_view environment) {
-  std::string expected_prefix = "sk_" + std::string(environment) + "_";
-  if (!api_key.starts_with(expected_prefix) || api_key.size() > 200) {
-    return errors::expired_token();
-  }
+  auto refuse = [](Refusal refusal, std::string credential) {
+    return unauthenticated(Surface::core, refusal, std::move(credential));
+  };
+  if (api_key.starts_with("at_")) return refuse(Refusal::wrong_surface, credential_hint(api_key));
+  if (!api_key.starts_with("sk_")) return refuse(Refusal::malformed, credential_hint(api_key));
   auto row = tx.query_one(
-      "SELECT tenant_id, id, scopes, environment, revoked_at FROM api_keys WHERE key_hash = ?",
+      "SELECT tenant_id, id, scopes, environment, revoked_at, key_prefix FROM api_keys "
+      "WHERE key_hash = ?",
       {crypto::sha256_hex(api_key)});
-  if (!row || !row->is_null(4) || row->text(3) != environment) return errors::expired_token();
+  if (!row) return refuse(Refusal::unknown, credential_hint(api_key));
+  std::string known = row->text(1) + " " + row->text(5);  // key id and display prefix
+  if (row->text(3) != environment) return refuse(Refusal::other_environment, known);
+  if (!row->is_null(4)) return refuse(Refusal::revoked, known);
   return Principal{row->text(0), row->text(1), CredentialKind::api_key,
-                   split_scopes(row->text(2), ','), row->text(3)};
+                   split_scopes(row->text(2), ','), row->text(3), row->text(5)};
 }
 
 Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view token,
                                             std::string_view environment, time::Micros now) {
-  if (!token.starts_with("at_") || token.size() > 200) return errors::expired_token();
+  auto refuse = [](Refusal refusal, std::string credential) {
+    return unauthenticated(Surface::participant, refusal, std::move(credential));
+  };
+  if (token.starts_with("sk_")) return refuse(Refusal::wrong_surface, credential_hint(token));
+  if (!token.starts_with("at_")) return refuse(Refusal::malformed, credential_hint(token));
   auto row = tx.query_one(
       "SELECT t.tenant_id, t.client_id, t.scopes, t.environment, t.expires_at, t.revoked_at, "
       "c.revoked_at FROM oauth_tokens t JOIN oauth_clients c "
       "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
       "WHERE t.token_hash = ? AND t.kind = 'access'",
       {crypto::sha256_hex(token)});
-  if (!row || row->text(3) != environment || row->integer(4) <= now || !row->is_null(5) ||
-      !row->is_null(6)) {
-    return errors::expired_token();
-  }
-  return Principal{row->text(0), row->text(1), CredentialKind::oauth_token,
-                   split_scopes(row->text(2), ' '), row->text(3)};
+  if (!row) return refuse(Refusal::unknown, credential_hint(token));
+  std::string client_id = row->text(1);
+  if (row->text(3) != environment) return refuse(Refusal::other_environment, client_id);
+  if (!row->is_null(5) || !row->is_null(6)) return refuse(Refusal::revoked, client_id);
+  if (row->integer(4) <= now) return refuse(Refusal::expired, client_id);
+  return Principal{row->text(0), client_id, CredentialKind::oauth_token,
+                   split_scopes(row->text(2), ' '), row->text(3), ""};
 }
 
-Error oauth_error(int status, std::string_view error, std::string description) {
-  Error result = errors::make(status, std::string(error), description);
-  result.extra_fields.emplace_back("error", std::string(error));
+}  // namespace
+
+std::string credential_hint(std::string_view credential) {
+  // The scheme prefix: sk_<environment>_ for API keys, at_ and the like for tokens.
+  std::size_t prefix = 0;
+  std::size_t first = credential.find('_');
+  if (first != std::string_view::npos && first <= 3) {
+    prefix = first + 1;
+    std::size_t second = credential.find('_', prefix);
+    if (credential.starts_with("sk_") && second != std::string_view::npos && second <= 16) {
+      prefix = second + 1;
+    }
+  }
+  return printable(credential.substr(0, prefix + 4));
+}
+
+Result<std::string> bearer_credential(const std::string* header, Surface surface) {
+  if (!header) return unauthenticated(surface, Refusal::no_header, "");
+  std::string_view text = *header;
+  std::size_t space = text.find(' ');
+  std::string scheme(text.substr(0, std::min(space, text.size())));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer") {
+    // The scheme's name is no secret (what follows it may be).
+    return unauthenticated(surface, Refusal::other_scheme,
+                           "scheme " + printable(std::string_view(scheme).substr(0, 16)));
+  }
+  std::string_view token = space == std::string_view::npos ? "" : text.substr(space + 1);
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  if (token.empty() || token.size() > limits::k_credential_max_bytes) {
+    return unauthenticated(surface, Refusal::malformed, credential_hint(token));
+  }
+  return std::string(token);
+}
+
+Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
+                               std::string_view environment, time::Micros now) {
+  return surface == Surface::core ? authenticate_api_key(tx, credential, environment)
+                                  : authenticate_access_token(tx, credential, environment, now);
+}
+
+Error insufficient_scope(const Principal& principal, const std::string& needed_scope) {
+  Error error =
+      errors::of(ErrorCode::not_authorized, std::nullopt, "requires scope " + needed_scope);
+  error.headers.emplace_back("WWW-Authenticate",
+                             "Bearer realm=\"tesoro\", error=\"insufficient_scope\", scope=\"" +
+                                 needed_scope + "\"");
+  error.log_fields.emplace_back("auth_reason", "insufficient_scope");
+  error.log_fields.emplace_back("credential",
+                                principal.key_prefix.empty()
+                                    ? principal.credential_id
+                                    : principal.credential_id + " " + principal.key_prefix);
+  return error;
+}
+
+Error oauth_error(ErrorCode code, std::string description) {
+  const ErrorKind& kind = error_kind(code);
+  Error result = errors::of(code, std::nullopt, description);
+  result.extra_fields.emplace_back("error", std::string(kind.name));
   result.extra_fields.emplace_back("error_description", std::move(description));
-  if (status == 401) result.headers.emplace_back("WWW-Authenticate", "Basic realm=\"tesoro\"");
+  if (kind.status == 401) {
+    result.headers.emplace_back("WWW-Authenticate", "Basic realm=\"tesoro\"");
+  }
   return result;
 }
 
@@ -275,7 +421,7 @@ Result<TokenGrant> grant_client_credentials(store::Tx& tx, std::string_view clie
       {std::string(client_id)});
   if (!row || !row->is_null(4) || row->text(3) != environment ||
       !crypto::constant_time_equal(row->text(1), crypto::sha256_hex(client_secret))) {
-    return oauth_error(401, "invalid_client", "client authentication failed");
+    return oauth_error(ErrorCode::invalid_client, "client authentication failed");
   }
   auto scopes = requested_scopes(split_scopes(row->text(2), ' '), scope);
   if (!scopes) return std::move(scopes).error();
@@ -294,7 +440,7 @@ Result<TokenGrant> grant_refresh_token(store::Tx& tx, std::string_view refresh_t
       {hash});
   if (!row || row->text(3) != environment || row->integer(4) <= now || !row->is_null(5) ||
       !row->is_null(6)) {
-    return oauth_error(400, "invalid_grant", "refresh token is invalid, expired or revoked");
+    return oauth_error(ErrorCode::invalid_grant, "refresh token is invalid, expired or revoked");
   }
   auto scopes = requested_scopes(split_scopes(row->text(2), ' '), scope);
   if (!scopes) return std::move(scopes).error();
@@ -303,7 +449,7 @@ Result<TokenGrant> grant_refresh_token(store::Tx& tx, std::string_view refresh_t
   if (tx.exec("UPDATE oauth_tokens SET revoked_at = ? WHERE tenant_id = ? AND token_hash = ? "
               "AND revoked_at IS NULL",
               {time::iso(now), row->text(0), hash}) != 1) {
-    return oauth_error(400, "invalid_grant", "refresh token is invalid, expired or revoked");
+    return oauth_error(ErrorCode::invalid_grant, "refresh token is invalid, expired or revoked");
   }
   return issue_tokens(tx, row->text(0), row->text(1), std::move(scopes).value(), environment, now);
 }

@@ -21,9 +21,14 @@ struct Principal {
   CredentialKind kind = CredentialKind::api_key;
   std::vector<std::string> scopes;
   std::string environment;
+  std::string key_prefix;  // an API key's display prefix (sk_sandbox_AbCd); empty for tokens
 };
 
 enum class Level { read = 1, write = 2, admin = 3 };
+std::string_view level_name(Level level);
+
+// The two authenticated surfaces: /v1 takes API keys, /api/v1 OAuth access tokens.
+enum class Surface { core, participant };
 
 // Core scopes: "<group>:<level>", groups ledger, cards, spending_controls, payouts.
 const std::vector<std::string>& core_groups();
@@ -77,11 +82,24 @@ Status revoke_api_key(store::Tx& tx, std::string_view key_id);
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
                                     const std::vector<std::string>& scopes);
 
-// 401 expired_token when the key is malformed, unknown, revoked or of another environment.
-Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
-                                       std::string_view environment);
-Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view token,
-                                            std::string_view environment, time::Micros now);
+// Authentication answers (RFC 6750). Codes as the contract says: 401 expired_token, or on the
+// participant surface missing_authorization_header when the header is absent; 403
+// not_authorized. Each names its reason in the item's message, carries WWW-Authenticate
+// (`error="invalid_token"` only when a bearer credential was sent; RFC 6750 section 3.1), and
+// gives its log line the reason and the credential's public id or prefix, never the secret.
+//
+// The bearer credential of an Authorization header, or the 401 when there is none: no header,
+// another scheme (Basic, ...: no credential for RFC 6750), or an empty or oversized one.
+Result<std::string> bearer_credential(const std::string* authorization_header, Surface surface);
+// The principal of an API key (core) or an access token (participant), or the 401 naming why
+// not: unknown, revoked, expired, the other surface's credential, another environment's.
+Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
+                               std::string_view environment, time::Micros now);
+// 403 not_authorized naming the scope the route needs (`ledger:write`, `outgoing_transfers`).
+Error insufficient_scope(const Principal& principal, const std::string& needed_scope);
+// What a credential is called in logs: its first characters, at most the scheme prefix
+// (`sk_sandbox_`, `at_`) and 4 more.
+std::string credential_hint(std::string_view credential);
 
 // Token endpoint. Errors carry the RFC 6749 `error` and `error_description` fields.
 Result<TokenGrant> grant_client_credentials(store::Tx& tx, std::string_view client_id,
@@ -91,7 +109,9 @@ Result<TokenGrant> grant_client_credentials(store::Tx& tx, std::string_view clie
 Result<TokenGrant> grant_refresh_token(store::Tx& tx, std::string_view refresh_token,
                                        const std::optional<std::string>& scope,
                                        std::string_view environment, time::Micros now);
-Error oauth_error(int status, std::string_view error, std::string description);
+// An OAuth error of the catalog (invalid_client, invalid_request, invalid_grant, invalid_scope,
+// unsupported_grant_type) with RFC 6749's `error` and `error_description`.
+Error oauth_error(ErrorCode code, std::string description);
 // Deletes at most `limit` tokens that expired more than a day ago (a chunk, like
 // idempotency::sweep_expired).
 std::int64_t sweep_expired_tokens(store::Tx& tx, time::Micros now, std::int64_t limit);

@@ -1,4 +1,4 @@
-#include "api/validation.hpp"
+#include "api/validation/readers.hpp"
 
 #include <boost/url/params_view.hpp>
 #include <boost/url/parse_query.hpp>
@@ -10,8 +10,13 @@
 
 namespace tesoro::api {
 
+namespace {
+const ErrorKind& k_invalid = error_kind(ErrorCode::validation_error);
+const ErrorKind& k_missing = error_kind(ErrorCode::missing_field);
+}  // namespace
+
 void Problems::push(ErrorItem item) {
-  if (item.error_code != "missing_field") any_invalid_ = true;
+  if (item.error_code != k_missing.name) any_invalid_ = true;
   // A small body can hold thousands of bad fields; the answer lists a bounded number of them.
   if (items_.size() < limits::k_problems_listed_max) {
     items_.push_back(std::move(item));
@@ -21,11 +26,11 @@ void Problems::push(ErrorItem item) {
 }
 
 void Problems::invalid(std::string path, std::string message) {
-  push({"validation_error", std::move(message), std::move(path), {}});
+  push({std::string(k_invalid.name), std::move(message), std::move(path), {}});
 }
 
 void Problems::missing(std::string path) {
-  push({"missing_field", "field is required", std::move(path), {}});
+  push({std::string(k_missing.name), std::string(k_missing.message), std::move(path), {}});
 }
 
 void Problems::add(const Error& error) {
@@ -34,14 +39,15 @@ void Problems::add(const Error& error) {
 
 Error Problems::to_error() const {
   Error error;
-  error.status = any_invalid_ ? 400 : 422;
-  error.message = any_invalid_ ? "malformed request" : "missing field";
+  const ErrorKind& kind = any_invalid_ ? k_invalid : k_missing;
+  error.status = kind.status;
+  error.message = kind.summary;
   error.errors = items_;
   // The first item names the status's kind: validation problems before missing fields.
   std::stable_partition(error.errors.begin(), error.errors.end(),
-                        [](const ErrorItem& item) { return item.error_code != "missing_field"; });
+                        [](const ErrorItem& item) { return item.error_code != k_missing.name; });
   if (not_listed_ > 0) {
-    error.errors.push_back({any_invalid_ ? "validation_error" : "missing_field",
+    error.errors.push_back({std::string(kind.name),
                             std::to_string(not_listed_) + " more problems not listed",
                             std::nullopt,
                             {}});
@@ -199,6 +205,34 @@ const json::array* ObjectReader::array(std::string_view key, Need need) {
   return &value->get_array();
 }
 
+bool ObjectReader::present(std::string_view key) {
+  known_.emplace(key);
+  return object_.contains(key);
+}
+
+bool ObjectReader::is_null(std::string_view key) {
+  known_.emplace(key);
+  auto found = object_.find(key);
+  return found != object_.end() && found->value().is_null();
+}
+
+Patch<std::string> ObjectReader::patch_string(std::string_view key, std::size_t max_chars) {
+  return patch<std::string>(key, [&] { return string(key, Need::optional, max_chars); });
+}
+
+Patch<std::int64_t> ObjectReader::patch_integer(std::string_view key, std::int64_t min,
+                                                std::int64_t max) {
+  return patch<std::int64_t>(key, [&] { return integer(key, Need::optional, min, max); });
+}
+
+Patch<const json::object*> ObjectReader::patch_object(std::string_view key) {
+  return patch<const json::object*>(key, [&]() -> std::optional<const json::object*> {
+    const json::object* value = object(key, Need::optional);
+    if (!value) return std::nullopt;
+    return value;
+  });
+}
+
 void ObjectReader::reject_unknown() {
   for (const auto& entry : object_) {
     if (!known_.contains(std::string_view(entry.key()))) {
@@ -290,6 +324,12 @@ std::optional<Money> read_money(ObjectReader& reader, std::string_view key, Need
   money.reject_unknown();
   if (!amount || !currency) return std::nullopt;
   return Money{*amount, *currency};
+}
+
+Patch<Money> patch_money(ObjectReader& reader, std::string_view key,
+                         const std::vector<std::string>& currencies, Problems& problems) {
+  return reader.patch<Money>(
+      key, [&] { return read_money(reader, key, Need::optional, currencies, problems); });
 }
 
 json::object money_json(std::int64_t amount_minor, const std::string& currency) {

@@ -30,6 +30,29 @@ class Problems {
 
 enum class Need { optional, required };
 
+// A field of a PATCH body, which must tell three cases apart: absent (leave the value as it
+// is), null (clear it) and a value (set it). A present but invalid value is recorded as a
+// problem and reads as absent; the request is refused anyway.
+template <class T>
+class Patch {
+ public:
+  static Patch absent() { return Patch(State::absent, std::nullopt); }
+  static Patch null() { return Patch(State::null, std::nullopt); }
+  static Patch of(T value) { return Patch(State::value, std::move(value)); }
+  Patch() : Patch(State::absent, std::nullopt) {}
+
+  bool is_absent() const { return state_ == State::absent; }
+  bool is_null() const { return state_ == State::null; }
+  bool has_value() const { return state_ == State::value; }
+  const T& value() const { return *value_; }
+
+ private:
+  enum class State { absent, null, value };
+  Patch(State state, std::optional<T> value) : state_(state), value_(std::move(value)) {}
+  State state_;
+  std::optional<T> value_;
+};
+
 // Reads the fields of one JSON object; every read marks the key as known, and
 // reject_unknown() reports the rest. Paths are dotted: "transfers.3.amount.amount".
 class ObjectReader {
@@ -49,6 +72,24 @@ class ObjectReader {
   std::optional<std::string> id(std::string_view key, Need need, std::string_view prefix);
   const json::object* object(std::string_view key, Need need);
   const json::array* array(std::string_view key, Need need);
+  // PATCH forms of the readers above: absent, null or a valid value.
+  Patch<std::string> patch_string(std::string_view key,
+                                  std::size_t max_chars = limits::k_string_max_chars);
+  Patch<std::int64_t> patch_integer(std::string_view key, std::int64_t min, std::int64_t max);
+  Patch<const json::object*> patch_object(std::string_view key);
+  // Whether the body has `key` at all (null included); marks it known.
+  bool present(std::string_view key);
+  // Whether the body has `key` set to null; marks it known.
+  bool is_null(std::string_view key);
+  // A PATCH read of any field: absent or null from the body itself, else what `read` (a reader
+  // of this object returning std::optional<T>) makes of the value.
+  template <class T, class Read>
+  Patch<T> patch(std::string_view key, Read read) {
+    if (!present(key)) return Patch<T>::absent();
+    if (is_null(key)) return Patch<T>::null();
+    auto value = read();
+    return value ? Patch<T>::of(std::move(*value)) : Patch<T>::absent();
+  }
   void reject_unknown();
 
  private:
@@ -92,6 +133,8 @@ struct Money {
 // {"amount": <integer minor units, 1..2^63-1>, "currency": one of `currencies`}.
 std::optional<Money> read_money(ObjectReader& reader, std::string_view key, Need need,
                                 const std::vector<std::string>& currencies, Problems& problems);
+Patch<Money> patch_money(ObjectReader& reader, std::string_view key,
+                         const std::vector<std::string>& currencies, Problems& problems);
 json::object money_json(std::int64_t amount_minor, const std::string& currency);
 
 struct Page {

@@ -1,0 +1,23 @@
+#include "api/route_groups.hpp"
+
+namespace tesoro::api {
+
+// Defined in the endpoint group's own file.
+void add_operations_routes(Routes& routes);
+void add_oauth_routes(Routes& routes);
+void add_account_holder_routes(Routes& routes);
+void add_account_routes(Routes& routes);
+void add_tenant_account_routes(Routes& routes);
+
+std::span<const AddRoutes> route_groups() {
+  static constexpr AddRoutes k_groups[] = {
+      add_operations_routes,
+      add_oauth_routes,
+      add_account_holder_routes,
+      add_account_routes,
+      add_tenant_account_routes,
+  };
+  return k_groups;
+}
+
+}  // namespace tesoro::api
