@@ -43,7 +43,7 @@ http::Response Context::read(const std::function<Result<http::Response>(store::T
 http::Response Context::write(const std::function<Result<http::Response>(store::Tx&)>& fn) {
   std::optional<http::Response> response;
   bool lost_race = false;
-  const time::Micros now = time::now_micros();
+  const time::Micros now = services.clock.now();
   static_cast<void>(services.store.write<Unit>([&](store::Tx& tx) -> Status {
     auto outcome = tx.nested<http::Response>(fn);  // a business error undoes only the effect
     std::string first_code = outcome.ok() ? std::string() : outcome.error().first_code();
@@ -63,7 +63,7 @@ http::Response Context::write(const std::function<Result<http::Response>(store::
   auto found = services.store.read<std::optional<idempotency::Found>>(
       [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
         return idempotency::find(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
-                                 time::now_micros());
+                                 services.clock.now());
       });
   if (!found.ok() || !found.value()) return error(errors::idempotency_key_in_use());
   return answer_stored(*found.value());

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/json.hpp"
+#include "core/clock.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/message.hpp"
@@ -44,6 +45,7 @@ struct Services {
   store::Store& store;
   Settings settings;
   InFlightKeys& in_flight;
+  const time::Clock& clock;  // real time; a tenant's time is Context::now()
 };
 
 struct IdempotencyClaim {
@@ -73,6 +75,11 @@ class Context {
 
   std::string_view param(std::string_view name) const;
   std::string tenant_id() const { return principal ? principal->tenant_id : std::string(); }
+  // The authenticated tenant's time (its sandbox clock): what records, expiries and due times
+  // of this request use. Real time before authentication.
+  time::Micros now() const {
+    return services.clock.now() + (principal ? principal->clock_offset_micros : 0);
+  }
   http::Response error(const Error& error) const;
   // The stored response of an earlier request with this key (byte for byte, marked replayed),
   // or 409 idempotency_key_reused when the key came with a different request.

@@ -83,7 +83,7 @@ http::Response fund_account_response(Context& context, std::string_view prefix,
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::fund_account(tx, context.tenant_id(), id, surface,
                                         request->amount.amount_minor, request->amount.currency,
-                                        request->description, time::now_micros());
+                                        request->description, context.now());
     if (!account) return std::move(account).error();
     return json_response(201, encode(account.value()));
   });

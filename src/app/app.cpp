@@ -81,7 +81,7 @@ struct ClaimGuard {
 App::App(Config config, std::unique_ptr<store::Store> store)
     : config_(std::move(config)),
       store_(std::move(store)),
-      services_{*store_, api_settings(config_), in_flight_},
+      services_{*store_, api_settings(config_), in_flight_, clock_},
       rate_limiter_(default_rate(config_), default_burst(config_)),
       runner_(*store_, clock_) {
   api::Routes all;
@@ -162,7 +162,7 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
   if (!credential) return credential.error();
   const std::string& environment = config_.environment;
   auto principal = store_->read_single<auth::Principal>([&](store::Tx& tx) {
-    return auth::authenticate(tx, surface, credential.value(), environment, time::now_micros());
+    return auth::authenticate(tx, surface, credential.value(), environment, clock_.now());
   });
   if (!principal) return principal.error();
   context.principal = std::move(principal).value();
@@ -218,7 +218,7 @@ http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& 
   std::string tenant_id = context.tenant_id();
   auto found = store_->read_single<std::optional<idempotency::Found>>(
       [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
-        return idempotency::find(tx, tenant_id, key, fingerprint, time::now_micros());
+        return idempotency::find(tx, tenant_id, key, fingerprint, clock_.now());
       });
   if (found.ok() && found.value()) return context.answer_stored(*found.value());
   std::string claim = tenant_id + "\n" + key;

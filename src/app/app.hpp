@@ -40,7 +40,7 @@ class App {
                                 const std::string& key);
   Config config_;
   std::unique_ptr<store::Store> store_;
-  time::SystemClock clock_;
+  time::SystemClock clock_;  // before services_, which refers to it
   api::InFlightKeys in_flight_;
   api::Services services_;
   RateLimiter rate_limiter_;

@@ -50,7 +50,7 @@ http::Response create(Context& context) {
   if (!input) return context.error(input.error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto holder = ledger::create_account_holder(tx, context.tenant_id(), input.value(),
-                                                time::now_micros());
+                                                context.now());
     if (!holder) return std::move(holder).error();
     return json_response(201, account_holder_json(holder.value()));
   });

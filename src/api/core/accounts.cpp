@@ -33,7 +33,7 @@ http::Response create(Context& context) {
   auto input = decode_new_account(context.request.body, context.services.settings.currencies);
   if (!input) return context.error(input.error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto account = ledger::open_account(tx, context.tenant_id(), input.value(), time::now_micros());
+    auto account = ledger::open_account(tx, context.tenant_id(), input.value(), context.now());
     if (!account) return std::move(account).error();
     return json_response(201, account_json(account.value()));
   });

@@ -114,14 +114,14 @@ http::Response token(Context& context) {
                                  "client_id and client_secret are required");
       }
       return auth::grant_client_credentials(tx, *client_id, *client_secret, scope, environment,
-                                            time::now_micros());
+                                            context.services.clock.now());
     }
     if (*grant_type == "refresh_token") {
       auto refresh_token = get(parameters, "refresh_token");
       if (!refresh_token) {
         return auth::oauth_error(ErrorCode::invalid_request, "refresh_token is required");
       }
-      return auth::grant_refresh_token(tx, *refresh_token, scope, environment, time::now_micros());
+      return auth::grant_refresh_token(tx, *refresh_token, scope, environment, context.services.clock.now());
     }
     return auth::oauth_error(ErrorCode::unsupported_grant_type,
                              "grant_type must be client_credentials or refresh_token");

@@ -311,15 +311,16 @@ Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
   if (api_key.starts_with("at_")) return refuse(Refusal::wrong_surface, credential_hint(api_key));
   if (!api_key.starts_with("sk_")) return refuse(Refusal::malformed, credential_hint(api_key));
   auto row = tx.query_one(
-      "SELECT tenant_id, id, scopes, environment, revoked_at, key_prefix FROM api_keys "
-      "WHERE key_hash = ?",
+      "SELECT k.tenant_id, k.id, k.scopes, k.environment, k.revoked_at, k.key_prefix, "
+      "t.clock_offset_micros FROM api_keys k JOIN tenants t ON t.id = k.tenant_id "
+      "WHERE k.key_hash = ?",
       {crypto::sha256_hex(api_key)});
   if (!row) return refuse(Refusal::unknown, credential_hint(api_key));
   std::string known = row->text(1) + " " + row->text(5);  // key id and display prefix
   if (row->text(3) != environment) return refuse(Refusal::other_environment, known);
   if (!row->is_null(4)) return refuse(Refusal::revoked, known);
-  return Principal{row->text(0), row->text(1), CredentialKind::api_key,
-                   split_scopes(row->text(2), ','), row->text(3), row->text(5)};
+  return Principal{row->text(0),  row->text(1), CredentialKind::api_key,
+                   split_scopes(row->text(2), ','), row->text(3), row->text(5), row->integer(6)};
 }
 
 Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view token,
@@ -331,17 +332,17 @@ Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view toke
   if (!token.starts_with("at_")) return refuse(Refusal::malformed, credential_hint(token));
   auto row = tx.query_one(
       "SELECT t.tenant_id, t.client_id, t.scopes, t.environment, t.expires_at, t.revoked_at, "
-      "c.revoked_at FROM oauth_tokens t JOIN oauth_clients c "
+      "c.revoked_at, n.clock_offset_micros FROM oauth_tokens t JOIN oauth_clients c "
       "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
-      "WHERE t.token_hash = ? AND t.kind = 'access'",
+      "JOIN tenants n ON n.id = t.tenant_id WHERE t.token_hash = ? AND t.kind = 'access'",
       {crypto::sha256_hex(token)});
   if (!row) return refuse(Refusal::unknown, credential_hint(token));
   std::string client_id = row->text(1);
   if (row->text(3) != environment) return refuse(Refusal::other_environment, client_id);
   if (!row->is_null(5) || !row->is_null(6)) return refuse(Refusal::revoked, client_id);
   if (row->integer(4) <= now) return refuse(Refusal::expired, client_id);
-  return Principal{row->text(0), client_id, CredentialKind::oauth_token,
-                   split_scopes(row->text(2), ' '), row->text(3), ""};
+  return Principal{row->text(0), client_id,    CredentialKind::oauth_token,
+                   split_scopes(row->text(2), ' '), row->text(3), "", row->integer(7)};
 }
 
 }  // namespace

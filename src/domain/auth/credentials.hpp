@@ -22,6 +22,8 @@ struct Principal {
   std::vector<std::string> scopes;
   std::string environment;
   std::string key_prefix;  // an API key's display prefix (sk_sandbox_AbCd); empty for tokens
+  // The tenant's clock offset (domain/clock), read with the credential: one lookup, no more.
+  time::Micros clock_offset_micros = 0;
 };
 
 enum class Level { read = 1, write = 2, admin = 3 };
