@@ -99,7 +99,8 @@ struct RouteSpec {
   std::string method;
   std::string pattern;
   AuthKind auth = AuthKind::none;
-  // core: the scope group (ledger, cards, ...); participant: the scope needed.
+  // core: the scope group (ledger, cards, ...); participant: the scope needed. Empty: any valid
+  // credential of the surface (the sandbox clock).
   std::string scope;
   Handler handler = nullptr;
   bool sandbox_only = false;

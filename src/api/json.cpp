@@ -128,7 +128,7 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
       {"method", std::string(scope.method)},
       {"path", std::string(scope.target.substr(0, scope.target.find('?')))},
       {"tenant_id", std::string(scope.tenant_id)},
-      {"status", std::to_string(error.status)},
+      {"status", error.status},
       {"error_codes", codes},
       {"message", error.errors.empty() ? error.message : error.errors.front().message}};
   fields.insert(fields.end(), error.log_fields.begin(), error.log_fields.end());

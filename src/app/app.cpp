@@ -166,6 +166,7 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
   });
   if (!principal) return principal.error();
   context.principal = std::move(principal).value();
+  if (route.scope.empty()) return std::nullopt;
   if (surface == auth::Surface::participant) {
     if (auth::participant_allows(*context.principal, route.scope)) return std::nullopt;
     return auth::insufficient_scope(*context.principal, route.scope);

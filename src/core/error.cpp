@@ -65,6 +65,8 @@ constexpr ErrorKind k_catalog[] = {
      ""},
     {account_invalid_state, "account_invalid_state", 409,
      "the account's state does not allow this operation", ""},
+    {clock_limit_reached, "clock_limit_reached", 422,
+     "the sandbox clock may not run further ahead of real time", ""},
     {invalid_client, "invalid_client", 401, "client authentication failed", ""},
     {invalid_request, "invalid_request", 400, "the token request is malformed", ""},
     {invalid_grant, "invalid_grant", 400, "refresh token is invalid, expired or revoked", ""},

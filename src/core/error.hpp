@@ -57,6 +57,7 @@ enum class ErrorCode {
   balance_overflow,
   insufficient_funds,
   account_invalid_state,
+  clock_limit_reached,
   // OAuth token endpoint (RFC 6749 section 5.2).
   invalid_client,
   invalid_request,
@@ -92,7 +93,8 @@ namespace errors {
 // An error of the catalog: its status, its default message unless `message` is given.
 Error of(ErrorCode code, std::optional<std::string> path = std::nullopt,
          std::optional<std::string> message = std::nullopt);
-// Kept for src/domain/ledger until it moves to of(); new code uses of().
+// An error outside the catalog: only for values that never reach a client (a worker's internal
+// outcome, a command-line refusal). Everything the API answers comes from of().
 Error make(int status, std::string code, std::string message,
            std::optional<std::string> path = std::nullopt);
 // Catalog errors with something of their own (a path, a header, a message built from an argument)

@@ -54,7 +54,8 @@ Runner::~Runner() { stop(); }
 void Runner::add(JobWorker worker) {
   auto slot = std::make_unique<Slot>();
   slot->name = worker.kind;
-  slot->topics = {jobs::topic(worker.kind)};
+  // New jobs of its kind, and a clock advance that may have made queued ones due.
+  slot->topics = {jobs::topic(worker.kind), std::string(tenant_clock::k_advanced_topic)};
   slot->interval = worker.poll;
   std::string worker_id = node_id_ + "/" + worker.kind;
   slot->pass = [this, worker = std::move(worker), worker_id] { return job_pass(worker, worker_id); };

@@ -81,6 +81,30 @@ TEST(AccountHolders, RequiredFieldsAre422WithPaths) {
   EXPECT_EQ(first_path(reply), "address.city");
 }
 
+// The contract: external_id is "string or null, required key". Null creates the holder; an
+// absent key is still 422; null ids never clash with each other.
+TEST(AccountHolders, NullExternalIdCreatesAndAbsentIsMissing) {
+  json::object body = valid_holder("x");
+  body["external_id"] = nullptr;
+  for (int i = 0; i < 2; ++i) {
+    Reply reply = create(body);
+    ASSERT_EQ(reply.status, 201) << reply.body;
+    EXPECT_TRUE(reply.json().at("external_id").is_null());
+    Server& server = Server::shared();
+    Reply fetched = server.get("/v1/ledger/account_holders/" +
+                                   std::string(reply.json().at("id").as_string()),
+                               {server.bearer_core()});
+    EXPECT_TRUE(fetched.json().at("external_id").is_null());
+  }
+  body.erase("external_id");
+  Reply absent = create(body);
+  EXPECT_EQ(absent.status, 422);
+  EXPECT_EQ(absent.error_code(), "missing_field");
+  EXPECT_EQ(first_path(absent), "external_id");
+  body["external_id"] = "";
+  EXPECT_EQ(create(body).status, 400);
+}
+
 TEST(AccountHolders, PhoneNumberPattern) {
   for (const char* bad : {"3001234567", "+0123", "+1", "+1234567890123456", "+57 300", "+57a"}) {
     json::object body = valid_holder("ph-" + harness::new_uuid());

@@ -25,7 +25,7 @@ int count_external_id(const Server& server, const std::string& external_id) {
     json::value body = reply.json();
     const json::array& items = body.at("account_holders").as_array();
     for (const auto& item : items) {
-      if (item.at("external_id").as_string() == external_id) ++matches;
+      if (item.at("external_id") == json::value(external_id)) ++matches;
     }
     if (items.size() < 500) return matches;
   }

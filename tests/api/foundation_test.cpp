@@ -226,10 +226,21 @@ TEST(Logs, NumbersAreJsonNumbers) {
   Server& server = Server::shared();
   std::string request_id = "log-numbers-" + harness::new_uuid();
   ASSERT_EQ(server.get("/healthz", {"X-Request-Id: " + request_id}).status, 200);
+  std::string error_request_id = "log-numbers-error-" + harness::new_uuid();
+  ASSERT_EQ(server.get("/no/such/route", {"X-Request-Id: " + error_request_id}).status, 404);
   std::istringstream lines(server.log_text());
   std::string line;
   bool found = false;
+  bool error_found = false;
   while (std::getline(lines, line)) {
+    if (line.find(error_request_id) != std::string::npos) {
+      json::object entry = json::parse(line).as_object();
+      if (entry.at("event").as_string() != "request.error") continue;
+      error_found = true;
+      ASSERT_TRUE(entry.at("status").is_int64()) << line;
+      EXPECT_EQ(entry.at("status").as_int64(), 404);
+      continue;
+    }
     if (line.find(request_id) == std::string::npos) continue;
     json::object entry = json::parse(line).as_object();
     if (entry.at("event").as_string() != "request") continue;
@@ -241,6 +252,7 @@ TEST(Logs, NumbersAreJsonNumbers) {
     EXPECT_TRUE(entry.at("method").is_string()) << line;
   }
   EXPECT_TRUE(found) << "no request line for " << request_id;
+  EXPECT_TRUE(error_found) << "no request.error line for " << error_request_id;
 }
 
 TEST(CoreAuth, ScopesAndRevocation) {
@@ -495,7 +507,7 @@ TEST(Idempotency, ConcurrentSameKeyHasOneEffect) {
   int matches = 0;
   json::value listed = list.json();
   for (const auto& holder : listed.at("account_holders").as_array()) {
-    if (holder.at("external_id").as_string() == external_id) ++matches;
+    if (holder.at("external_id") == json::value(external_id)) ++matches;
   }
   EXPECT_EQ(matches, 1);
 }

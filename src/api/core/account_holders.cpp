@@ -36,7 +36,14 @@ Result<ledger::NewAccountHolder> decode_new_account_holder(std::string_view body
   if (auto person = read_person(reader, "person", Need::required, problems)) {
     input.person = std::move(*person);
   }
-  input.external_id = required_text(reader, "external_id", 255, problems);
+  // A required key whose value may be null (the contract: "string or null, required key").
+  if (!reader.present("external_id")) problems.missing(reader.path("external_id"));
+  auto external_id = reader.patch_string("external_id", 255);
+  if (external_id.has_value() && external_id.value().empty()) {
+    problems.invalid(reader.path("external_id"), "must not be empty (send null for none)");
+  } else if (external_id.has_value()) {
+    input.external_id = external_id.value();
+  }
   input.email = read_email(reader, "email", Need::optional, problems);
   input.phone_number = read_phone_number(reader, "phone_number", Need::optional, problems);
   input.metadata = read_metadata(reader, "metadata", problems);

@@ -28,14 +28,16 @@ Result<time::Micros> advance(store::Tx& tx, std::string_view tenant_id, std::int
       "UPDATE tenants SET clock_offset_micros = clock_offset_micros + ? "
       "WHERE id = ? AND clock_offset_micros <= ? RETURNING clock_offset_micros",
       {step, std::string(tenant_id), ceiling - step});
-  if (row) return real_now + row->integer(0);
+  if (row) {
+    tx.notify(std::string(k_advanced_topic));
+    return real_now + row->integer(0);
+  }
   auto tenant = tx.query_one("SELECT 1 FROM tenants WHERE id = ?", {std::string(tenant_id)});
   if (!tenant) return errors::item_not_found("tenant");
-  return errors::make(422, "clock_limit_reached",
-                      "the sandbox clock may run at most " +
-                          std::to_string(limits::k_clock_offset_max_seconds / (365 * 86400)) +
-                          " years ahead of real time",
-                      "seconds");
+  return errors::of(ErrorCode::clock_limit_reached, "seconds",
+                    "the sandbox clock may run at most " +
+                        std::to_string(limits::k_clock_offset_max_seconds / (365 * 86400)) +
+                        " years ahead of real time");
 }
 
 }  // namespace tesoro::tenant_clock

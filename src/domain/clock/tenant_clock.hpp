@@ -14,6 +14,9 @@
 
 namespace tesoro::tenant_clock {
 
+// Raised after an advance commits: jobs that came due on the tenant's clock run at once.
+inline constexpr std::string_view k_advanced_topic = "clock.advanced";
+
 // The tenant's offset from real time; 0 for a tenant that does not exist.
 time::Micros offset(store::Tx& tx, std::string_view tenant_id);
 time::Micros now(store::Tx& tx, std::string_view tenant_id, time::Micros real_now);

@@ -118,8 +118,8 @@ Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& te
        input.metadata ? store::Value(encode_metadata(*input.metadata)) : store::Value(nullptr),
        holder.state, nullptr, nullptr, holder.type, holder.inserted_at, holder.updated_at});
   if (inserted == 0) {
-    return errors::make(409, "external_id_already_exists",
-                        "an account holder with this external_id already exists", "external_id");
+    return errors::of(ErrorCode::external_id_already_exists, "external_id",
+                      "an account holder with this external_id already exists");
   }
   events::emit(tx, tenant_id, "account_holder.created",
                json::serialize(json::object{{"account_holder_id", holder.id},

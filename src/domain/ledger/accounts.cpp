@@ -94,7 +94,7 @@ Result<Account> open_account(store::Tx& tx, const std::string& tenant_id, const 
     auto holder = tx.query_one("SELECT 1 FROM account_holders WHERE tenant_id = ? AND id = ?",
                                {tenant_id, *input.account_holder_id});
     if (!holder) {
-      return errors::make(404, "item_not_found", "account holder not found", "account_holder_id");
+      return errors::of(ErrorCode::item_not_found, "account_holder_id", "account holder not found");
     }
   }
   Account account;
@@ -132,7 +132,7 @@ Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const s
   if (!row) {
     return surface == Surface::core
                ? errors::item_not_found("account")
-               : errors::make(404, "tenant_account_not_found", "tenant account not found");
+               : errors::of(ErrorCode::tenant_account_not_found);
   }
   return from_row(*row);
 }
@@ -188,10 +188,7 @@ Result<Account> fund_account(store::Tx& tx, const std::string& tenant_id, const 
   auto account = get_account(tx, tenant_id, id, surface);
   if (!account) return account;
   if (account->currency != currency) {
-    return errors::make(422, "currency_mismatch",
-                        "the amount's currency is not the account's currency (" +
-                            account->currency + ")",
-                        "amount.currency");
+    return currency_mismatch(account->currency);
   }
   auto debit = money::negate(amount_minor);
   if (amount_minor <= 0 || !debit) {

@@ -24,6 +24,12 @@ std::string event_data(const std::string& account_id, const std::string& entry_i
 
 }  // namespace
 
+Error currency_mismatch(const std::string& account_currency) {
+  return errors::of(ErrorCode::currency_mismatch, "amount.currency",
+                    "the amount's currency is not the account's currency (" + account_currency +
+                        ")");
+}
+
 const char* to_string(SystemRole role) {
   switch (role) {
     case SystemRole::external_funding: return "external_funding";
@@ -89,7 +95,7 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
   for (const Posting& posting : postings) {
     if (posting.amount_minor == 0) return errors::internal();
     auto sum = money::add(sums[posting.currency], posting.amount_minor);
-    if (!sum) return errors::make(422, "balance_overflow", "amount too large", "amount.amount");
+    if (!sum) return errors::of(ErrorCode::balance_overflow, "amount.amount");
     sums[posting.currency] = *sum;
   }
   for (const auto& [currency, sum] : sums) {
@@ -101,10 +107,7 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
     AccountKey key{tenant_id, posting.account_id};
     if (auto system = system_.find(key); system != system_.end()) {
       if (system->second != posting.currency) {
-        return errors::make(422, "currency_mismatch",
-                            "the amount's currency is not the account's currency (" +
-                                system->second + ")",
-                            "amount.currency");
+        return currency_mismatch(system->second);
       }
       checked.result.balances_after.push_back(0);
       continue;
@@ -114,24 +117,20 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
     const Locked& account = locked->second;
     const bool debit = posting.amount_minor < 0;
     if ((debit && account.state != "active") || account.state == "closed") {
-      return errors::make(409, "account_invalid_state",
-                          "account " + posting.account_id + " is " + account.state +
+      return errors::of(ErrorCode::account_invalid_state, std::nullopt,
+                        "account " + posting.account_id + " is " + account.state +
                               (debit ? ": it cannot be debited" : ": it cannot be credited"));
     }
     if (account.currency != posting.currency) {
-      return errors::make(422, "currency_mismatch",
-                          "the amount's currency is not the account's currency (" +
-                              account.currency + ")",
-                          "amount.currency");
+      return currency_mismatch(account.currency);
     }
     auto [it, first] = checked.balances.try_emplace(key, account.balance);
     auto balance = money::add(it->second, posting.amount_minor);
     if (!balance) {
-      return errors::make(422, "balance_overflow", "the balance would overflow", "amount.amount");
+      return errors::of(ErrorCode::balance_overflow, "amount.amount");
     }
     if (*balance < 0) {
-      return errors::make(422, "insufficient_funds", "the account's available balance is too low",
-                          "amount.amount");
+      return errors::of(ErrorCode::insufficient_funds, "amount.amount");
     }
     it->second = *balance;
     checked.result.balances_after.push_back(*balance);

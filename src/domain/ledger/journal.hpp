@@ -85,6 +85,9 @@ Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
                                const std::string& kind, const std::string& description,
                                const std::vector<Posting>& postings, time::Micros now);
 
+// 422 currency_mismatch at amount.currency, naming the account's currency.
+Error currency_mismatch(const std::string& account_currency);
+
 enum class SystemRole { external_funding, network_settlement, card_network };
 const char* to_string(SystemRole role);
 // The tenant's system account for a role and currency, created on first use.
