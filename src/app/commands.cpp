@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/app.hpp"
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -18,6 +19,10 @@ namespace tesoro::app {
 namespace {
 
 namespace json = boost::json;
+
+// The commands' one source of real time: the domain functions they call take `now` from here,
+// never reading the clock themselves (core/clock.hpp).
+const time::SystemClock k_clock;
 
 // For init and tenant create, the two commands that may start from nothing.
 std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags) {
@@ -83,16 +88,17 @@ json::array scopes_json(const std::vector<std::string>& scopes) {
 }
 
 // A tenant with everything needed to call both surfaces at once.
+// Everything it creates carries the one `now`.
 Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::string& name,
-                                                    const std::string& environment) {
-  auto tenant_id = auth::create_tenant(tx, name, environment);
+                                                    const std::string& environment,
+                                                    time::Micros now) {
+  auto tenant_id = auth::create_tenant(tx, name, environment, now);
   if (!tenant_id) return std::move(tenant_id).error();
-  auto key = auth::create_api_key(tx, *tenant_id, all_core_admin_scopes());
+  auto key = auth::create_api_key(tx, *tenant_id, all_core_admin_scopes(), now);
   if (!key) return std::move(key).error();
-  auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes());
+  auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes(), now);
   if (!client) return std::move(client).error();
   // One ledger account on the core API, one receptor and one originator on the participant API.
-  time::Micros now = time::now_micros();
   auto account = ledger::open_account(tx, *tenant_id, {"Operating account", "savings_account", "COP", {}}, now);
   if (!account) return std::move(account).error();
   json::array tenant_account_ids;
@@ -140,7 +146,7 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
     if (only_when_empty && tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0) {
       return errors::make(409, "already_initialised", "already initialised");
     }
-    return create_tenant_with_credentials(tx, name, environment);
+    return create_tenant_with_credentials(tx, name, environment, k_clock.now());
   });
   if (!created) {
     if (created.error().first_code() == "already_initialised") {
@@ -169,7 +175,7 @@ int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
                         const std::string& scopes, bool as_json) {
   auto store = open_initialised(flags);
   auto key = store->write<auth::CreatedKey>([&](store::Tx& tx) {
-    return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','));
+    return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','), k_clock.now());
   });
   if (!key) return fail(key.error());
   print_object({{"id", key->id}, {"api_key", key->api_key}, {"scopes", scopes_json(key->scopes)}},
@@ -206,7 +212,8 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
 
 int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
   auto store = open_initialised(flags);
-  auto revoked = store->write<Unit>([&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id); });
+  auto revoked = store->write<Unit>(
+      [&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id, k_clock.now()); });
   if (!revoked) return fail(revoked.error());
   std::cout << "revoked " << key_id << "\n";
   return 0;
@@ -216,7 +223,7 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
                            const std::string& scopes, bool as_json) {
   auto store = open_initialised(flags);
   auto client = store->write<auth::CreatedClient>([&](store::Tx& tx) {
-    return auth::create_client(tx, tenant_id, auth::split_scopes(scopes, ','));
+    return auth::create_client(tx, tenant_id, auth::split_scopes(scopes, ','), k_clock.now());
   });
   if (!client) return fail(client.error());
   print_object({{"client_id", client->client_id},
@@ -267,7 +274,7 @@ int command_clients_revoke(const StoreFlags& flags, const std::string& client_id
       return errors::item_not_found("OAuth client");
     }
     tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
-            {time::iso_now(), client_id});
+            {time::iso(k_clock.now()), client_id});
     return Unit{};
   });
   if (!revoked) return fail(revoked.error());

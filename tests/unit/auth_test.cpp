@@ -83,8 +83,8 @@ TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
     auth::TokenGrant grant;
   };
   auto setup = temp.store->write<Setup>([&](store::Tx& tx) -> Result<Setup> {
-    auto tenant = auth::create_tenant(tx, "t", "sandbox");
-    auto client = auth::create_client(tx, tenant.value(), {"collections", "webhooks"});
+    auto tenant = auth::create_tenant(tx, "t", "sandbox", now);
+    auto client = auth::create_client(tx, tenant.value(), {"collections", "webhooks"}, now);
     auto grant = auth::grant_client_credentials(tx, client->client_id, client->client_secret,
                                                 std::string("collections:readonly"), "sandbox", now);
     return Setup{client.value(), grant.value()};

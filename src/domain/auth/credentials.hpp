@@ -74,15 +74,17 @@ struct TokenGrant {
   std::vector<std::string> scopes;
 };
 
+// `now` (real time, from the caller's Clock) stamps inserted_at and revoked_at.
 Result<std::string> create_tenant(store::Tx& tx, std::string_view name,
-                                  std::string_view environment);
+                                  std::string_view environment, time::Micros now);
 bool tenant_exists(store::Tx& tx, std::string_view tenant_id);
 Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
-                                  const std::vector<std::string>& scopes);
+                                  const std::vector<std::string>& scopes, time::Micros now);
 Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view tenant_id);
-Status revoke_api_key(store::Tx& tx, std::string_view key_id);
+// Revoking twice keeps the first revoked_at. 404 item_not_found for an unknown id.
+Status revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now);
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
-                                    const std::vector<std::string>& scopes);
+                                    const std::vector<std::string>& scopes, time::Micros now);
 
 // Authentication answers (RFC 6750). Codes as the contract says: 401 expired_token, or on the
 // participant surface missing_authorization_header when the header is absent; 403
