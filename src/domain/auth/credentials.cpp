@@ -164,6 +164,20 @@ bool tenant_exists(store::Tx& tx, std::string_view tenant_id) {
   return tx.query_one("SELECT 1 FROM tenants WHERE id = ?", {std::string(tenant_id)}).has_value();
 }
 
+std::vector<TenantSummary> list_tenants(store::Tx& tx) {
+  std::vector<TenantSummary> tenants;
+  for (const store::Row& row : tx.query(
+           "SELECT id, name, environment, inserted_at FROM tenants ORDER BY inserted_at, id")) {
+    tenants.push_back({row.text(0), row.text(1), row.text(2), row.text(3)});
+  }
+  return tenants;
+}
+
+bool has_tenants_locked(store::Tx& tx) {
+  if (tx.engine() == store::Engine::postgres) tx.query("SELECT pg_advisory_xact_lock(7302)");
+  return tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0;
+}
+
 Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
                                   const std::vector<std::string>& scopes, time::Micros now) {
   auto tenant = tx.query_one("SELECT environment FROM tenants WHERE id = ?",
@@ -233,6 +247,28 @@ Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
           {std::string(tenant_id), client.client_id, crypto::sha256_hex(client.client_secret),
            join_scopes(scopes, ' '), tenant->text(0), time::iso(now)});
   return client;
+}
+
+Result<std::vector<ClientSummary>> list_clients(store::Tx& tx, std::string_view tenant_id) {
+  if (!tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
+  std::vector<ClientSummary> clients;
+  for (const store::Row& row :
+       tx.query("SELECT client_id, scopes, environment, inserted_at, revoked_at FROM oauth_clients "
+                "WHERE tenant_id = ? ORDER BY inserted_at, client_id",
+                {std::string(tenant_id)})) {
+    clients.push_back({row.text(0), split_scopes(row.text(1), ' '), row.text(2), row.text(3),
+                       row.optional_text(4)});
+  }
+  return clients;
+}
+
+Status revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now) {
+  if (!tx.query_one("SELECT 1 FROM oauth_clients WHERE client_id = ?", {std::string(client_id)})) {
+    return errors::item_not_found("OAuth client");
+  }
+  tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
+          {time::iso(now), std::string(client_id)});
+  return ok_status();
 }
 
 namespace {
