@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/app.hpp"
+#include "core/clock.hpp"
 #include "core/log.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -18,6 +19,10 @@ namespace tesoro::app {
 namespace {
 
 namespace json = boost::json;
+
+// The commands' one source of real time: the domain functions they call take `now` from here,
+// never reading the clock themselves (core/clock.hpp).
+const time::SystemClock k_clock;
 
 // For init and tenant create, the two commands that may start from nothing.
 std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags) {
@@ -83,16 +88,17 @@ json::array scopes_json(const std::vector<std::string>& scopes) {
 }
 
 // A tenant with everything needed to call both surfaces at once.
+// Everything it creates carries the one `now`.
 Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::string& name,
-                                                    const std::string& environment) {
-  auto tenant_id = auth::create_tenant(tx, name, environment);
+                                                    const std::string& environment,
+                                                    time::Micros now) {
+  auto tenant_id = auth::create_tenant(tx, name, environment, now);
   if (!tenant_id) return std::move(tenant_id).error();
-  auto key = auth::create_api_key(tx, *tenant_id, all_core_admin_scopes());
+  auto key = auth::create_api_key(tx, *tenant_id, all_core_admin_scopes(), now);
   if (!key) return std::move(key).error();
-  auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes());
+  auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes(), now);
   if (!client) return std::move(client).error();
   // One ledger account on the core API, one receptor and one originator on the participant API.
-  time::Micros now = time::now_micros();
   auto account = ledger::open_account(tx, *tenant_id, {"Operating account", "savings_account", "COP", {}}, now);
   if (!account) return std::move(account).error();
   json::array tenant_account_ids;
@@ -132,15 +138,11 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
                      const std::string& environment, bool as_json, bool only_when_empty) {
   auto store = open_migrated(flags);
   auto created = store->write<json::object>([&](store::Tx& tx) -> Result<json::object> {
-    // Checked inside the write unit so that two concurrent inits cannot both succeed: SQLite has
-    // one writer; PostgreSQL needs a lock, READ COMMITTED alone lets both see zero tenants.
-    if (only_when_empty && tx.engine() == store::Engine::postgres) {
-      tx.query("SELECT pg_advisory_xact_lock(7302)");
-    }
-    if (only_when_empty && tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0) {
+    // Checked inside the write unit so that two concurrent inits cannot both succeed.
+    if (only_when_empty && auth::has_tenants_locked(tx)) {
       return errors::make(409, "already_initialised", "already initialised");
     }
-    return create_tenant_with_credentials(tx, name, environment);
+    return create_tenant_with_credentials(tx, name, environment, k_clock.now());
   });
   if (!created) {
     if (created.error().first_code() == "already_initialised") {
@@ -169,7 +171,7 @@ int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
                         const std::string& scopes, bool as_json) {
   auto store = open_initialised(flags);
   auto key = store->write<auth::CreatedKey>([&](store::Tx& tx) {
-    return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','));
+    return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','), k_clock.now());
   });
   if (!key) return fail(key.error());
   print_object({{"id", key->id}, {"api_key", key->api_key}, {"scopes", scopes_json(key->scopes)}},
@@ -206,7 +208,8 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
 
 int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
   auto store = open_initialised(flags);
-  auto revoked = store->write<Unit>([&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id); });
+  auto revoked = store->write<Unit>(
+      [&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id, k_clock.now()); });
   if (!revoked) return fail(revoked.error());
   std::cout << "revoked " << key_id << "\n";
   return 0;
@@ -216,7 +219,7 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
                            const std::string& scopes, bool as_json) {
   auto store = open_initialised(flags);
   auto client = store->write<auth::CreatedClient>([&](store::Tx& tx) {
-    return auth::create_client(tx, tenant_id, auth::split_scopes(scopes, ','));
+    return auth::create_client(tx, tenant_id, auth::split_scopes(scopes, ','), k_clock.now());
   });
   if (!client) return fail(client.error());
   print_object({{"client_id", client->client_id},
@@ -226,32 +229,24 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
   return 0;
 }
 
-// Listing and revoking clients and listing tenants are operator reads of whole tables; they
-// live here rather than in domain/auth because no request path needs them.
 int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, bool as_json) {
   auto store = open_initialised(flags);
-  auto rows = store->read<store::Rows>([&](store::Tx& tx) -> Result<store::Rows> {
-    if (!auth::tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
-    return tx.query(
-        "SELECT client_id, scopes, environment, inserted_at, revoked_at FROM oauth_clients "
-        "WHERE tenant_id = ? ORDER BY inserted_at, client_id",
-        {tenant_id});
-  });
-  if (!rows) return fail(rows.error());
+  auto clients = store->read<std::vector<auth::ClientSummary>>(
+      [&](store::Tx& tx) { return auth::list_clients(tx, tenant_id); });
+  if (!clients) return fail(clients.error());
   json::array out;
-  for (const store::Row& row : rows.value()) {
-    std::optional<std::string> revoked_at = row.optional_text(4);
+  for (const auth::ClientSummary& client : clients.value()) {
     if (as_json) {
-      out.push_back(json::object{
-          {"client_id", row.text(0)},
-          {"scopes", scopes_json(auth::split_scopes(row.text(1), ' '))},
-          {"environment", row.text(2)},
-          {"inserted_at", row.text(3)},
-          {"revoked_at", revoked_at ? json::value(*revoked_at) : json::value(nullptr)}});
+      out.push_back(json::object{{"client_id", client.client_id},
+                                 {"scopes", scopes_json(client.scopes)},
+                                 {"environment", client.environment},
+                                 {"inserted_at", client.inserted_at},
+                                 {"revoked_at", client.revoked_at ? json::value(*client.revoked_at)
+                                                                  : json::value(nullptr)}});
     } else {
-      std::string scopes = auth::join_scopes(auth::split_scopes(row.text(1), ' '), ',');
-      std::cout << row.text(0) << "  " << scopes << "  " << row.text(2) << "  " << row.text(3)
-                << "  " << (revoked_at ? "revoked " + *revoked_at : "active") << "\n";
+      std::cout << client.client_id << "  " << auth::join_scopes(client.scopes, ',') << "  "
+                << client.environment << "  " << client.inserted_at << "  "
+                << (client.revoked_at ? "revoked " + *client.revoked_at : "active") << "\n";
     }
   }
   if (as_json) std::cout << json::serialize(out) << "\n";
@@ -260,16 +255,8 @@ int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, 
 
 int command_clients_revoke(const StoreFlags& flags, const std::string& client_id) {
   auto store = open_initialised(flags);
-  // Every request and every refresh joins the client's revoked_at, on every node, so its tokens
-  // stop working from the next request on; nothing else needs to change.
-  auto revoked = store->write<Unit>([&](store::Tx& tx) -> Result<Unit> {
-    if (!tx.query_one("SELECT 1 FROM oauth_clients WHERE client_id = ?", {client_id})) {
-      return errors::item_not_found("OAuth client");
-    }
-    tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
-            {time::iso_now(), client_id});
-    return Unit{};
-  });
+  auto revoked = store->write<Unit>(
+      [&](store::Tx& tx) { return auth::revoke_client(tx, client_id, k_clock.now()); });
   if (!revoked) return fail(revoked.error());
   std::cout << "revoked " << client_id << "\n";
   return 0;
@@ -277,21 +264,21 @@ int command_clients_revoke(const StoreFlags& flags, const std::string& client_id
 
 int command_tenant_list(const StoreFlags& flags, bool as_json) {
   auto store = open_initialised(flags, /*read_only=*/true);
-  auto rows = store->read<store::Rows>([](store::Tx& tx) -> Result<store::Rows> {
-    return tx.query(
-        "SELECT id, name, environment, inserted_at FROM tenants ORDER BY inserted_at, id");
-  });
-  if (!rows) return fail(rows.error());
+  auto tenants = store->read<std::vector<auth::TenantSummary>>(
+      [](store::Tx& tx) -> Result<std::vector<auth::TenantSummary>> {
+        return auth::list_tenants(tx);
+      });
+  if (!tenants) return fail(tenants.error());
   json::array out;
-  for (const store::Row& row : rows.value()) {
+  for (const auth::TenantSummary& tenant : tenants.value()) {
     if (as_json) {
-      out.push_back(json::object{{"id", row.text(0)},
-                                 {"name", row.text(1)},
-                                 {"environment", row.text(2)},
-                                 {"inserted_at", row.text(3)}});
+      out.push_back(json::object{{"id", tenant.id},
+                                 {"name", tenant.name},
+                                 {"environment", tenant.environment},
+                                 {"inserted_at", tenant.inserted_at}});
     } else {
-      std::cout << row.text(0) << "  " << row.text(1) << "  " << row.text(2) << "  "
-                << row.text(3) << "\n";
+      std::cout << tenant.id << "  " << tenant.name << "  " << tenant.environment << "  "
+                << tenant.inserted_at << "\n";
     }
   }
   if (as_json) std::cout << json::serialize(out) << "\n";

@@ -83,8 +83,8 @@ TEST(Tokens, ExpireAfterTheirLifetimeAndRefreshRotates) {
     auth::TokenGrant grant;
   };
   auto setup = temp.store->write<Setup>([&](store::Tx& tx) -> Result<Setup> {
-    auto tenant = auth::create_tenant(tx, "t", "sandbox");
-    auto client = auth::create_client(tx, tenant.value(), {"collections", "webhooks"});
+    auto tenant = auth::create_tenant(tx, "t", "sandbox", now);
+    auto client = auth::create_client(tx, tenant.value(), {"collections", "webhooks"}, now);
     auto grant = auth::grant_client_credentials(tx, client->client_id, client->client_secret,
                                                 std::string("collections:readonly"), "sandbox", now);
     return Setup{client.value(), grant.value()};
@@ -152,3 +152,137 @@ TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
   ASSERT_TRUE(credential.ok());
   EXPECT_EQ(credential.value(), "sk_sandbox_x");
 }
+
+// The operator's credential functions on both engines: tenants and OAuth clients listed, clients
+// revoked. Times are fixed, not read, so that inserted_at and revoked_at can be checked exactly.
+class CredentialsTest : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
+      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
+    }
+    temp = std::make_unique<test_stores::TempStore>(GetParam());
+  }
+
+  std::string tenant(const std::string& name, time::Micros at) {
+    return temp->store->write<std::string>([&](store::Tx& tx) {
+      return auth::create_tenant(tx, name, "sandbox", at);
+    }).value();
+  }
+
+  auth::CreatedClient client(const std::string& tenant_id, time::Micros at) {
+    return temp->store->write<auth::CreatedClient>([&](store::Tx& tx) {
+      return auth::create_client(tx, tenant_id, {"collections", "webhooks"}, at);
+    }).value();
+  }
+
+  Result<std::vector<auth::ClientSummary>> clients_of(const std::string& tenant_id) {
+    return temp->store->read<std::vector<auth::ClientSummary>>(
+        [&](store::Tx& tx) { return auth::list_clients(tx, tenant_id); });
+  }
+
+  Status revoke(const std::string& client_id, time::Micros at) {
+    return temp->store->write<Unit>(
+        [&](store::Tx& tx) { return auth::revoke_client(tx, client_id, at); });
+  }
+
+  const time::Micros t0 = time::parse_iso("2030-01-02T03:04:05Z").value();
+  std::unique_ptr<test_stores::TempStore> temp;
+};
+
+TEST_P(CredentialsTest, TenantsAreListedOldestFirst) {
+  auto has_tenants = [&] {
+    return temp->store->write<bool>([](store::Tx& tx) -> Result<bool> {
+      return auth::has_tenants_locked(tx);
+    }).value();
+  };
+  auto list = [&] {
+    return temp->store->read<std::vector<auth::TenantSummary>>(
+        [](store::Tx& tx) -> Result<std::vector<auth::TenantSummary>> {
+          return auth::list_tenants(tx);
+        }).value();
+  };
+  EXPECT_FALSE(has_tenants());
+  EXPECT_TRUE(list().empty());
+  std::string later = tenant("later", t0 + time::k_micros_per_second);
+  std::string earlier = tenant("earlier", t0);
+  EXPECT_TRUE(has_tenants());
+  auto tenants = list();
+  ASSERT_EQ(tenants.size(), 2u);
+  EXPECT_EQ(tenants[0].id, earlier);
+  EXPECT_EQ(tenants[0].name, "earlier");
+  EXPECT_EQ(tenants[0].environment, "sandbox");
+  EXPECT_EQ(tenants[0].inserted_at, time::iso(t0));
+  EXPECT_EQ(tenants[1].id, later);
+  EXPECT_EQ(tenants[1].inserted_at, time::iso(t0 + time::k_micros_per_second));
+}
+
+TEST_P(CredentialsTest, ClientsAreListedPerTenantOldestFirst) {
+  auto unknown = clients_of("ten_unknown");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().status, 404);
+  EXPECT_EQ(unknown.error().first_code(), "item_not_found");
+  std::string mine = tenant("mine", t0);
+  std::string other = tenant("other", t0);
+  EXPECT_TRUE(clients_of(mine).value().empty());
+  auto second = client(mine, t0 + 2 * time::k_micros_per_second);
+  auto first = client(mine, t0 + time::k_micros_per_second);
+  client(other, t0);
+  auto clients = clients_of(mine).value();
+  ASSERT_EQ(clients.size(), 2u) << "another tenant's clients are not listed";
+  EXPECT_EQ(clients[0].client_id, first.client_id);
+  EXPECT_EQ(clients[0].scopes, (std::vector<std::string>{"collections", "webhooks"}));
+  EXPECT_EQ(clients[0].environment, "sandbox");
+  EXPECT_EQ(clients[0].inserted_at, time::iso(t0 + time::k_micros_per_second));
+  EXPECT_FALSE(clients[0].revoked_at.has_value());
+  EXPECT_EQ(clients[1].client_id, second.client_id);
+}
+
+TEST_P(CredentialsTest, ARevokedClientsTokensAreRefused) {
+  auto unknown = revoke("cli_unknown", t0);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().status, 404);
+  EXPECT_EQ(unknown.error().first_code(), "item_not_found");
+  std::string tenant_id = tenant("t", t0);
+  auto revoked_client = client(tenant_id, t0);
+  auto kept_client = client(tenant_id, t0);
+  auto grant = [&](const auth::CreatedClient& of) {
+    return temp->store->write<auth::TokenGrant>([&](store::Tx& tx) {
+      return auth::grant_client_credentials(tx, of.client_id, of.client_secret, std::nullopt,
+                                            "sandbox", t0);
+    });
+  };
+  auto authenticate = [&](const std::string& access_token) {
+    return temp->store->read<auth::Principal>([&](store::Tx& tx) {
+      return auth::authenticate(tx, auth::Surface::participant, access_token, "sandbox", t0);
+    });
+  };
+  auto revoked_tokens = grant(revoked_client).value();
+  auto kept_tokens = grant(kept_client).value();
+  ASSERT_TRUE(authenticate(revoked_tokens.access_token).ok());
+
+  ASSERT_TRUE(revoke(revoked_client.client_id, t0 + time::k_micros_per_second).ok());
+  auto refused = authenticate(revoked_tokens.access_token);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().status, 401);
+  EXPECT_EQ(refused.error().errors[0].message,
+            "the access token or its OAuth client was revoked");
+  EXPECT_FALSE(grant(revoked_client).ok()) << "no new tokens for a revoked client";
+  EXPECT_TRUE(authenticate(kept_tokens.access_token).ok()) << "other clients untouched";
+
+  // Revoking again succeeds and keeps the first revoked_at.
+  ASSERT_TRUE(revoke(revoked_client.client_id, t0 + 5 * time::k_micros_per_second).ok());
+  for (const auth::ClientSummary& summary : clients_of(tenant_id).value()) {
+    if (summary.client_id == revoked_client.client_id) {
+      EXPECT_EQ(summary.revoked_at, time::iso(t0 + time::k_micros_per_second));
+    } else {
+      EXPECT_FALSE(summary.revoked_at.has_value());
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, CredentialsTest,
+                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
+                         [](const auto& info) {
+                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
+                         });

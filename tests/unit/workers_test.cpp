@@ -38,8 +38,8 @@ class WorkersTest : public ::testing::TestWithParam<store::Engine> {
       GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
     }
     temp = std::make_unique<TempStore>(GetParam());
-    tenant = temp->store->write<std::string>([](store::Tx& tx) {
-      return auth::create_tenant(tx, "clock test", "sandbox");
+    tenant = temp->store->write<std::string>([&](store::Tx& tx) {
+      return auth::create_tenant(tx, "clock test", "sandbox", clock.now());
     }).value();
   }
 

@@ -147,7 +147,7 @@ std::string join_scopes(const std::vector<std::string>& scopes, char separator) 
 }
 
 Result<std::string> create_tenant(store::Tx& tx, std::string_view name,
-                                  std::string_view environment) {
+                                  std::string_view environment, time::Micros now) {
   if (name.empty() || name.size() > limits::k_string_max_chars) {
     return errors::validation("tenant name must have 1 to 1024 characters", "name");
   }
@@ -156,7 +156,7 @@ Result<std::string> create_tenant(store::Tx& tx, std::string_view name,
   }
   std::string id = ids::generate("ten");
   tx.exec("INSERT INTO tenants (id, name, environment, inserted_at) VALUES (?, ?, ?, ?)",
-          {id, std::string(name), std::string(environment), time::iso_now()});
+          {id, std::string(name), std::string(environment), time::iso(now)});
   return id;
 }
 
@@ -164,8 +164,22 @@ bool tenant_exists(store::Tx& tx, std::string_view tenant_id) {
   return tx.query_one("SELECT 1 FROM tenants WHERE id = ?", {std::string(tenant_id)}).has_value();
 }
 
+std::vector<TenantSummary> list_tenants(store::Tx& tx) {
+  std::vector<TenantSummary> tenants;
+  for (const store::Row& row : tx.query(
+           "SELECT id, name, environment, inserted_at FROM tenants ORDER BY inserted_at, id")) {
+    tenants.push_back({row.text(0), row.text(1), row.text(2), row.text(3)});
+  }
+  return tenants;
+}
+
+bool has_tenants_locked(store::Tx& tx) {
+  if (tx.engine() == store::Engine::postgres) tx.query("SELECT pg_advisory_xact_lock(7302)");
+  return tx.query_one("SELECT COUNT(*) FROM tenants")->integer(0) > 0;
+}
+
 Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
-                                  const std::vector<std::string>& scopes) {
+                                  const std::vector<std::string>& scopes, time::Micros now) {
   auto tenant = tx.query_one("SELECT environment FROM tenants WHERE id = ?",
                              {std::string(tenant_id)});
   if (!tenant) return errors::item_not_found("tenant");
@@ -186,7 +200,7 @@ Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
           "inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
           {std::string(tenant_id), key.id, crypto::sha256_hex(key.api_key),
            "sk_" + environment + "_" + random.substr(0, 4), join_scopes(scopes, ','),
-           environment, time::iso_now()});
+           environment, time::iso(now)});
   return key;
 }
 
@@ -203,18 +217,18 @@ Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view te
   return keys;
 }
 
-Status revoke_api_key(store::Tx& tx, std::string_view key_id) {
+Status revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now) {
   auto found = tx.query_one("SELECT revoked_at FROM api_keys WHERE id = ?", {std::string(key_id)});
   if (!found) return errors::item_not_found("api key");
   if (found->is_null(0)) {
     tx.exec("UPDATE api_keys SET revoked_at = ? WHERE id = ?",
-            {time::iso_now(), std::string(key_id)});
+            {time::iso(now), std::string(key_id)});
   }
   return ok_status();
 }
 
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
-                                    const std::vector<std::string>& scopes) {
+                                    const std::vector<std::string>& scopes, time::Micros now) {
   auto tenant = tx.query_one("SELECT environment FROM tenants WHERE id = ?",
                              {std::string(tenant_id)});
   if (!tenant) return errors::item_not_found("tenant");
@@ -231,8 +245,30 @@ Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
   tx.exec("INSERT INTO oauth_clients (tenant_id, client_id, secret_hash, scopes, environment, "
           "inserted_at) VALUES (?, ?, ?, ?, ?, ?)",
           {std::string(tenant_id), client.client_id, crypto::sha256_hex(client.client_secret),
-           join_scopes(scopes, ' '), tenant->text(0), time::iso_now()});
+           join_scopes(scopes, ' '), tenant->text(0), time::iso(now)});
   return client;
+}
+
+Result<std::vector<ClientSummary>> list_clients(store::Tx& tx, std::string_view tenant_id) {
+  if (!tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
+  std::vector<ClientSummary> clients;
+  for (const store::Row& row :
+       tx.query("SELECT client_id, scopes, environment, inserted_at, revoked_at FROM oauth_clients "
+                "WHERE tenant_id = ? ORDER BY inserted_at, client_id",
+                {std::string(tenant_id)})) {
+    clients.push_back({row.text(0), split_scopes(row.text(1), ' '), row.text(2), row.text(3),
+                       row.optional_text(4)});
+  }
+  return clients;
+}
+
+Status revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now) {
+  if (!tx.query_one("SELECT 1 FROM oauth_clients WHERE client_id = ?", {std::string(client_id)})) {
+    return errors::item_not_found("OAuth client");
+  }
+  tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
+          {time::iso(now), std::string(client_id)});
+  return ok_status();
 }
 
 namespace {

@@ -67,6 +67,21 @@ struct KeySummary {
   std::optional<std::string> revoked_at;
 };
 
+struct ClientSummary {
+  std::string client_id;
+  std::vector<std::string> scopes;
+  std::string environment;
+  std::string inserted_at;
+  std::optional<std::string> revoked_at;
+};
+
+struct TenantSummary {
+  std::string id;
+  std::string name;
+  std::string environment;
+  std::string inserted_at;
+};
+
 struct TokenGrant {
   std::string access_token;
   std::string refresh_token;
@@ -74,15 +89,30 @@ struct TokenGrant {
   std::vector<std::string> scopes;
 };
 
+// `now` (real time, from the caller's Clock) stamps inserted_at and revoked_at.
 Result<std::string> create_tenant(store::Tx& tx, std::string_view name,
-                                  std::string_view environment);
+                                  std::string_view environment, time::Micros now);
 bool tenant_exists(store::Tx& tx, std::string_view tenant_id);
+// Every tenant, oldest first (an operator's read: `tesoro tenant list`).
+std::vector<TenantSummary> list_tenants(store::Tx& tx);
+// Whether any tenant exists, answered so that concurrent write units asking it are serialised
+// until they commit: `tesoro init` creates the first tenant only when there is none, and on
+// PostgreSQL READ COMMITTED alone would let two concurrent inits both see none, so this takes a
+// transaction-scoped advisory lock first. (SQLite has one writer already.)
+bool has_tenants_locked(store::Tx& tx);
 Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
-                                  const std::vector<std::string>& scopes);
+                                  const std::vector<std::string>& scopes, time::Micros now);
 Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view tenant_id);
-Status revoke_api_key(store::Tx& tx, std::string_view key_id);
+// Revoking twice keeps the first revoked_at. 404 item_not_found for an unknown id.
+Status revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now);
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
-                                    const std::vector<std::string>& scopes);
+                                    const std::vector<std::string>& scopes, time::Micros now);
+// A tenant's OAuth clients, oldest first; 404 item_not_found for an unknown tenant.
+Result<std::vector<ClientSummary>> list_clients(store::Tx& tx, std::string_view tenant_id);
+// Every token request, refresh and authenticated request joins the client's revoked_at, so its
+// tokens stop working from the next request on. Revoking twice keeps the first revoked_at; 404
+// item_not_found for an unknown id.
+Status revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now);
 
 // Authentication answers (RFC 6750). Codes as the contract says: 401 expired_token, or on the
 // participant surface missing_authorization_header when the header is absent; 403
