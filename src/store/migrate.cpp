@@ -6,8 +6,10 @@
 
 namespace tesoro::store {
 
-int migrate(Store& store) {
-  auto result = store.write<int>([](Tx& tx) -> Result<int> {
+int migrate(Store& store) { return migrate(store, migrations().back().version); }
+
+int migrate(Store& store, int target_version) {
+  auto result = store.write<int>([&](Tx& tx) -> Result<int> {
     if (tx.engine() == Engine::postgres) {
       // Several nodes may start at once: one migrates, the others wait and find it done.
       tx.query("SELECT pg_advisory_xact_lock(7301)");
@@ -24,7 +26,7 @@ int migrate(Store& store) {
                        false);
     }
     for (const Migration& migration : migrations()) {
-      if (migration.version <= current) continue;
+      if (migration.version <= current || migration.version > target_version) continue;
       for (const Statement& statement : migration.statements) {
         const std::string& sql =
             tx.engine() == Engine::postgres ? statement.postgres : statement.sqlite;

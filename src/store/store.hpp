@@ -185,6 +185,9 @@ struct Options {
 std::unique_ptr<Store> open(const Options& options);
 // Applies every migration not yet applied. Returns the schema version reached.
 int migrate(Store& store);
+// Up to `target_version` only: what a database written by an older binary looks like (tests of
+// the migrations of existing data).
+int migrate(Store& store, int target_version);
 // True when the database has Tesoro's tables (a migration ran), without creating anything.
 bool has_schema(Store& store);
 // True when the database has been initialised (has its tables and a tenant).

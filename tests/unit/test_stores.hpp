@@ -37,13 +37,15 @@ struct TempStore {
   store::Options options;
   std::unique_ptr<tesoro::store::Store> store;
 
-  explicit TempStore(tesoro::store::Engine which) : engine(which) {
+  // At the latest schema, or at `schema_version` (0: the latest) to test later migrations.
+  explicit TempStore(tesoro::store::Engine which, int schema_version = 0) : engine(which) {
     char pattern[] = "/tmp/tesoro-unit-XXXXXX";
     dir = ::mkdtemp(pattern);
     options.data_dir = dir;
     if (engine == tesoro::store::Engine::postgres) options.database_url = fresh_postgres_url();
     store = tesoro::store::open(options);
-    tesoro::store::migrate(*store);
+    if (schema_version > 0) tesoro::store::migrate(*store, schema_version);
+    else tesoro::store::migrate(*store);
   }
   // Another handle on the same database (another node, as far as the database can tell).
   std::unique_ptr<tesoro::store::Store> open_again() const { return tesoro::store::open(options); }

@@ -1,0 +1,116 @@
+// Existing data folders move to the new schema with nothing lost: a database at schema 4 (what
+// the previous release wrote: account holders, a funded ledger, events) is migrated to the
+// latest, on both engines, and every row is still there, the system balances are derived,
+// events get positions, and the books verify.
+#include <gtest/gtest.h>
+
+#include "domain/events/events.hpp"
+#include "domain/ledger/journal.hpp"
+#include "test_stores.hpp"
+
+using namespace tesoro;
+using test_stores::TempStore;
+
+namespace {
+
+class MigrationTest : public ::testing::TestWithParam<store::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
+      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
+    }
+  }
+};
+
+std::int64_t scalar(store::Store& s, const std::string& sql) {
+  return s.read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+            return tx.query_one(sql)->integer(0);
+          }).value();
+}
+
+// Rows as the release with schema 4 wrote them, straight in SQL (its code no longer exists).
+void write_schema_4_data(store::Store& s) {
+  static_cast<void>(s.write<int>([](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO tenants (id, name, environment, inserted_at) VALUES "
+            "('ten_1', 'old', 'sandbox', '2026-01-01T00:00:00.000000Z')");
+    tx.exec("INSERT INTO account_holders (tenant_id, id, external_id, address, person, email, "
+            "phone_number, metadata, state, state_reason, state_reason_detail, type, inserted_at, "
+            "updated_at) VALUES ('ten_1', 'acch_1', 'customer-1', '{}', '{}', 'a@b.co', NULL, "
+            "'{\"k\":\"v\"}', 'active', NULL, NULL, 'self', '2026-01-01T00:00:00.000000Z', "
+            "'2026-01-01T00:00:00.000000Z')");
+    const char* account = "INSERT INTO ledger_accounts (tenant_id, id, surface, name, number, type, "
+                          "currency, state, balance, balance_updated_at, inserted_at, updated_at) "
+                          "VALUES ('ten_1', ?, ?, ?, ?, ?, 'COP', 'active', ?, 'x', 'x', 'x')";
+    tx.exec(account, {std::string("acc_cust"), std::string("core"), std::string("savings"),
+                      std::string("1111111111"), std::string("savings_account"), std::int64_t{700}});
+    tx.exec(account, {std::string("acc_sys"), std::string("system"),
+                      std::string("system:external_funding:COP"),
+                      std::string("system:external_funding:COP"), std::string("system"),
+                      std::int64_t{-700}});
+    tx.exec("INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at) VALUES "
+            "('ten_1', 'jen_1', 'sandbox_funding', 'd', 'x')");
+    tx.exec("INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
+            "balance_after, inserted_at) VALUES ('ten_1', 'jen_1', 0, 'acc_sys', 'COP', -700, -700, "
+            "'x'), ('ten_1', 'jen_1', 1, 'acc_cust', 'COP', 700, 700, 'x')");
+    for (const char* id : {"evt_1", "evt_2", "evt_3"}) {
+      tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES "
+              "('ten_1', ?, 'account.credited', '{}', 'x')",
+              {std::string(id)});
+    }
+    return 0;
+  }));
+}
+
+}  // namespace
+
+TEST_P(MigrationTest, Schema4DataSurvivesTheMigrationToTheLatest) {
+  TempStore temp(GetParam(), 4);
+  write_schema_4_data(*temp.store);
+  EXPECT_GT(store::migrate(*temp.store), 4);
+
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM account_holders WHERE external_id = "
+                                "'customer-1' AND email = 'a@b.co' AND metadata = '{\"k\":\"v\"}'"),
+            1);
+  EXPECT_EQ(scalar(*temp.store, "SELECT clock_offset_micros FROM tenants WHERE id = 'ten_1'"), 0);
+  EXPECT_EQ(scalar(*temp.store, "SELECT balance FROM ledger_accounts WHERE id = 'acc_cust'"), 700);
+  EXPECT_EQ(scalar(*temp.store, "SELECT balance FROM ledger_accounts WHERE id = 'acc_sys'"), 0)
+      << "system balances are derived from now on";
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM postings WHERE account_id = 'acc_sys' "
+                                "AND amount = -700 AND balance_after IS NULL"),
+            1);
+  EXPECT_EQ(scalar(*temp.store, "SELECT balance_after FROM postings WHERE account_id = 'acc_cust'"),
+            700);
+  EXPECT_TRUE(temp.store->read<std::vector<std::string>>([](store::Tx& tx) -> Result<std::vector<std::string>> {
+                return ledger::verify(tx);
+              }).value().empty());
+
+  // Old events keep their order and get positions; null external ids are now allowed.
+  EXPECT_EQ(temp.store->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+              return events::assign_positions(tx, 100);
+            }).value(),
+            3);
+  auto events = temp.store->read<std::vector<events::Event>>(
+      [](store::Tx& tx) -> Result<std::vector<events::Event>> {
+        return events::read_after(tx, "ten_1", 0, 10);
+      }).value();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].id, "evt_1");
+  EXPECT_EQ(events[2].id, "evt_3");
+  static_cast<void>(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    for (const char* id : {"acch_2", "acch_3"}) {
+      tx.exec("INSERT INTO account_holders (tenant_id, id, external_id, address, person, state, "
+              "type, inserted_at, updated_at) VALUES ('ten_1', ?, NULL, '{}', '{}', 'active', "
+              "'self', 'x', 'x')",
+              {std::string(id)});
+    }
+    return 0;
+  }));
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM account_holders WHERE external_id IS NULL"), 2);
+  EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, MigrationTest,
+                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
+                         [](const auto& info) {
+                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
+                         });
