@@ -155,15 +155,8 @@ TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
 
 // The operator's credential functions on both engines: tenants and OAuth clients listed, clients
 // revoked. Times are fixed, not read, so that inserted_at and revoked_at can be checked exactly.
-class CredentialsTest : public ::testing::TestWithParam<store::Engine> {
+class CredentialsTest : public test_stores::EngineStoreTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
-      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
-    }
-    temp = std::make_unique<test_stores::TempStore>(GetParam());
-  }
-
   std::string tenant(const std::string& name, time::Micros at) {
     return temp->store->write<std::string>([&](store::Tx& tx) {
       return auth::create_tenant(tx, name, "sandbox", at);
@@ -187,7 +180,6 @@ class CredentialsTest : public ::testing::TestWithParam<store::Engine> {
   }
 
   const time::Micros t0 = time::parse_iso("2030-01-02T03:04:05Z").value();
-  std::unique_ptr<test_stores::TempStore> temp;
 };
 
 TEST_P(CredentialsTest, TenantsAreListedOldestFirst) {
@@ -281,8 +273,4 @@ TEST_P(CredentialsTest, ARevokedClientsTokensAreRefused) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, CredentialsTest,
-                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
-                         [](const auto& info) {
-                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
-                         });
+TESORO_ON_BOTH_ENGINES(CredentialsTest);

@@ -18,14 +18,8 @@ using test_stores::TempStore;
 
 namespace {
 
-class EventsTest : public ::testing::TestWithParam<store::Engine> {
+class EventsTest : public test_stores::EngineStoreTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
-      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
-    }
-    temp = std::make_unique<TempStore>(GetParam());
-  }
   std::int64_t sequence(store::Store& store) {
     return store.write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
       return events::assign_positions(tx, 50);
@@ -37,7 +31,6 @@ class EventsTest : public ::testing::TestWithParam<store::Engine> {
           return events::read_after(tx, "t", after, limit);
         }).value();
   }
-  std::unique_ptr<TempStore> temp;
 };
 
 }  // namespace
@@ -146,8 +139,4 @@ TEST_P(EventsTest, AReaderNeverFindsACommittedEventBelowWhatItConsumed) {
   EXPECT_EQ(sequencers_failed.load(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, EventsTest,
-                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
-                         [](const auto& info) {
-                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
-                         });
+TESORO_ON_BOTH_ENGINES(EventsTest);

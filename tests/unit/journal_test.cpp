@@ -16,13 +16,11 @@ using test_stores::TempStore;
 
 namespace {
 
-class JournalTest : public ::testing::TestWithParam<store::Engine> {
+class JournalTest : public test_stores::EngineStoreTest {
  protected:
   void SetUp() override {
-    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
-      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
-    }
-    temp = std::make_unique<TempStore>(GetParam());
+    EngineStoreTest::SetUp();
+    if (IsSkipped()) return;
     account = open("COP");
     funding = temp->store->write<std::string>([&](store::Tx& tx) -> Result<std::string> {
       return ledger::system_account(tx, "t", ledger::SystemRole::external_funding, "COP", time::now_micros());
@@ -66,7 +64,6 @@ class JournalTest : public ::testing::TestWithParam<store::Engine> {
     }).value();
   }
 
-  std::unique_ptr<TempStore> temp;
   std::string account;
   std::string funding;
 };
@@ -297,8 +294,4 @@ TEST_P(JournalTest, FundingsOfOneTenantDoNotSerialiseOnTheSystemAccount) {
   EXPECT_TRUE(verify().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, JournalTest,
-                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
-                         [](const auto& info) {
-                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
-                         });
+TESORO_ON_BOTH_ENGINES(JournalTest);

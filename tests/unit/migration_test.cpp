@@ -13,14 +13,7 @@ using test_stores::TempStore;
 
 namespace {
 
-class MigrationTest : public ::testing::TestWithParam<store::Engine> {
- protected:
-  void SetUp() override {
-    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
-      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
-    }
-  }
-};
+class MigrationTest : public test_stores::EngineTest {};
 
 std::int64_t scalar(store::Store& s, const std::string& sql) {
   return s.read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
@@ -109,8 +102,4 @@ TEST_P(MigrationTest, Schema4DataSurvivesTheMigrationToTheLatest) {
   EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, MigrationTest,
-                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
-                         [](const auto& info) {
-                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
-                         });
+TESORO_ON_BOTH_ENGINES(MigrationTest);

@@ -24,16 +24,7 @@ std::int64_t count_events(store::Store& s) {
           }).value();
 }
 
-class StoreTest : public ::testing::TestWithParam<store::Engine> {
- protected:
-  void SetUp() override {
-    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
-      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
-    }
-    temp = std::make_unique<TempStore>(GetParam());
-  }
-  std::unique_ptr<TempStore> temp;
-};
+class StoreTest : public test_stores::EngineStoreTest {};
 
 }  // namespace
 
@@ -199,11 +190,7 @@ TEST_P(StoreTest, ASchemaNewerThanTheBinaryIsRefused) {
   EXPECT_THROW(store::migrate(*temp->store), store::StoreError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, StoreTest,
-                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
-                         [](const auto& info) {
-                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
-                         });
+TESORO_ON_BOTH_ENGINES(StoreTest);
 
 namespace {
 

@@ -1,6 +1,7 @@
 #pragma once
 // Real stores for unit tests: SQLite in a temp folder, and PostgreSQL in a fresh database when
 // TESORO_TEST_DATABASE_URL is set (scripts/postgres-temp sets it). No mocks of our own DB.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -55,5 +56,36 @@ struct TempStore {
   }
 };
 
+// A test run on each engine: TEST_P(Suite, ...) with `class Suite : public EngineTest {}` and
+// TESORO_ON_BOTH_ENGINES(Suite). PostgreSQL cases are skipped when no server was started.
+class EngineTest : public ::testing::TestWithParam<tesoro::store::Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == tesoro::store::Engine::postgres && !postgres_available()) {
+      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
+    }
+  }
+};
+
+// An EngineTest with a fresh store of its engine in `temp`.
+class EngineStoreTest : public EngineTest {
+ protected:
+  void SetUp() override {
+    EngineTest::SetUp();
+    if (!IsSkipped()) temp = std::make_unique<TempStore>(GetParam());
+  }
+  std::unique_ptr<TempStore> temp;
+};
+
+inline std::string engine_name(const ::testing::TestParamInfo<tesoro::store::Engine>& info) {
+  return info.param == tesoro::store::Engine::sqlite ? "sqlite" : "postgres";
+}
+
 }  // namespace test_stores
+
+#define TESORO_ON_BOTH_ENGINES(suite)                                                     \
+  INSTANTIATE_TEST_SUITE_P(Engines, suite,                                                \
+                           ::testing::Values(tesoro::store::Engine::sqlite,               \
+                                             tesoro::store::Engine::postgres),            \
+                           test_stores::engine_name)
 

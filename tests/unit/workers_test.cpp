@@ -31,13 +31,11 @@ class ManualClock final : public time::Clock {
   std::atomic<time::Micros> now_;
 };
 
-class WorkersTest : public ::testing::TestWithParam<store::Engine> {
+class WorkersTest : public test_stores::EngineStoreTest {
  protected:
   void SetUp() override {
-    if (GetParam() == store::Engine::postgres && !test_stores::postgres_available()) {
-      GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set (make test sets it)";
-    }
-    temp = std::make_unique<TempStore>(GetParam());
+    EngineStoreTest::SetUp();
+    if (IsSkipped()) return;
     tenant = temp->store->write<std::string>([&](store::Tx& tx) {
       return auth::create_tenant(tx, "clock test", "sandbox", clock.now());
     }).value();
@@ -63,7 +61,6 @@ class WorkersTest : public ::testing::TestWithParam<store::Engine> {
   }
 
   ManualClock clock{time::now_micros()};
-  std::unique_ptr<TempStore> temp;
   std::string tenant;
 };
 
@@ -224,8 +221,4 @@ TEST_P(WorkersTest, StartedWorkersWakeOnCommitAndStopGracefully) {
             std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, WorkersTest,
-                         ::testing::Values(store::Engine::sqlite, store::Engine::postgres),
-                         [](const auto& info) {
-                           return info.param == store::Engine::sqlite ? "sqlite" : "postgres";
-                         });
+TESORO_ON_BOTH_ENGINES(WorkersTest);
