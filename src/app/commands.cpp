@@ -324,13 +324,14 @@ int command_serve(const Config& config) {
   auto store = open_initialised({config.data_dir, config.database_url}, /*read_only=*/false,
                                 config.commit_batch_max);
   App app(config, std::move(store));
-  app.start_background();
   http::Handlers handlers;
   handlers.handle = [&app](http::Request& request) { return app.handle(request); };
   handlers.render_error = [&app](const Error& error, const http::Request& request) {
     return app.render_transport_error(error, request);
   };
   handlers.on_listening = [&](unsigned short port) {
+    // Workers start once the address is ours: a server that cannot listen does no work.
+    app.start_background();
     log::write(log::Level::warn, "server.listening",
                {{"address", "http://" + options.host + ":" + std::to_string(port)},
                 {"environment", config.environment},

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -257,12 +258,17 @@ Server::~Server() = default;
 
 void Server::run() {
   Impl& s = *impl_;
-  auto address = asio::ip::make_address(s.options.host);
+  // An operator reads these failures: a sentence naming the address, not Boost's source location.
+  const std::string where = s.options.host + ":" + std::to_string(s.options.port);
+  beast::error_code ec;
+  auto address = asio::ip::make_address(s.options.host, ec);
+  if (ec) throw std::runtime_error("cannot listen on " + where + ": not an IP address");
   tcp::endpoint endpoint(address, s.options.port);
-  s.acceptor.open(endpoint.protocol());
-  s.acceptor.set_option(asio::socket_base::reuse_address(true));
-  s.acceptor.bind(endpoint);
-  s.acceptor.listen(asio::socket_base::max_listen_connections);
+  s.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor.bind(endpoint, ec);
+  if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error("cannot listen on " + where + ": " + ec.message());
   if (s.handlers.on_listening) s.handlers.on_listening(s.acceptor.local_endpoint().port());
   s.signals.async_wait([&s](beast::error_code ec, int) {
     if (!ec) s.begin_shutdown();

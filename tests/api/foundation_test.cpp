@@ -602,6 +602,16 @@ TEST(Cli, InitTwiceChangesNothingAndExits1) {
   EXPECT_TRUE(out.empty());
 }
 
+TEST(Cli, ServeOnATakenAddressSaysSoAndExits1) {
+  Server& server = Server::shared();
+  int code = 0;
+  server.command({"serve", "--listen", "127.0.0.1:" + std::to_string(server.port())}, &code);
+  EXPECT_EQ(code, 1);
+  std::string log = server.commands_log();
+  EXPECT_NE(log.find("cannot listen on 127.0.0.1:" + std::to_string(server.port())),
+            std::string::npos);
+}
+
 TEST(Cli, TenantCreateIsIsolated) {
   Server& server = Server::shared();
   int code = 0;

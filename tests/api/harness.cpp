@@ -266,6 +266,13 @@ int Server::stop(bool kill_hard) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+std::string Server::commands_log() const {
+  std::ifstream file(data_dir_ + "/commands.log");
+  std::stringstream out;
+  out << file.rdbuf();
+  return out.str();
+}
+
 std::string Server::log_text() const {
   std::ifstream file(data_dir_ + "/server.log");
   std::stringstream out;

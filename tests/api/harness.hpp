@@ -73,6 +73,7 @@ class Server {
   std::string store_args() const;  // "--data D" or "--database-url U"
   std::vector<std::string> store_flags() const;
   std::string log_text() const;  // the server's stderr so far
+  std::string commands_log() const;  // the stderr of every command() so far
 
  private:
   ServerOptions options_;
