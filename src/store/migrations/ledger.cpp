@@ -8,15 +8,13 @@ std::vector<Migration> ledger_migrations() {
       "CREATE INDEX postings_by_account ON postings (tenant_id, account_id)";
   // System accounts keep no stored balance (their balance is the sum of their postings), so
   // that no posting locks or rewrites their row; their postings carry no balance_after.
-  std::vector<Statement> derived_system_balances = sqlite_rebuild(
-      "postings",
+  std::vector<Statement> derived_system_balances = drop_not_null(
+      "postings", "balance_after",
       "CREATE TABLE postings_new (tenant_id TEXT NOT NULL, entry_id TEXT NOT NULL, "
       "seq INTEGER NOT NULL, account_id TEXT NOT NULL, currency TEXT NOT NULL, "
       "amount BIGINT NOT NULL, balance_after BIGINT, inserted_at TEXT NOT NULL, "
       "PRIMARY KEY (tenant_id, entry_id, seq))",
       {k_postings_by_account});
-  derived_system_balances.push_back(
-      postgres_only("ALTER TABLE postings ALTER COLUMN balance_after DROP NOT NULL"));
   derived_system_balances.push_back(
       "UPDATE postings SET balance_after = NULL WHERE EXISTS (SELECT 1 FROM ledger_accounts a "
       "WHERE a.tenant_id = postings.tenant_id AND a.id = postings.account_id "

@@ -17,6 +17,15 @@ std::vector<Statement> sqlite_rebuild(const std::string& table, const std::strin
   return out;
 }
 
+std::vector<Statement> drop_not_null(const std::string& table, const std::string& column,
+                                     const std::string& create_new,
+                                     const std::vector<std::string>& after) {
+  std::vector<Statement> out = sqlite_rebuild(table, create_new, after);
+  out.push_back(
+      postgres_only("ALTER TABLE " + table + " ALTER COLUMN " + column + " DROP NOT NULL"));
+  return out;
+}
+
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> k_migrations = [] {
     std::vector<Migration> all;

@@ -43,5 +43,10 @@ const std::vector<Migration>& migrations();
 // swap the tables and run `after` (the table's indexes, dropped with the old table).
 std::vector<Statement> sqlite_rebuild(const std::string& table, const std::string& create_new,
                                       const std::vector<std::string>& after);
+// `column` of `table` may be null from now on: PostgreSQL alters the column, SQLite rebuilds
+// the table (create_new and after as for sqlite_rebuild, with the column declared nullable).
+std::vector<Statement> drop_not_null(const std::string& table, const std::string& column,
+                                     const std::string& create_new,
+                                     const std::vector<std::string>& after);
 
 }  // namespace tesoro::store
