@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "core/metrics.hpp"
@@ -219,6 +220,30 @@ TEST_P(WorkersTest, StartedWorkersWakeOnCommitAndStopGracefully) {
   runner.stop();
   EXPECT_NE(metrics::render_prometheus().find("tesoro_worker_runs_total{worker=\"wake\"}"),
             std::string::npos);
+}
+
+// Stop is graceful: a job being handled finishes (and commits) before stop() returns.
+TEST_P(WorkersTest, StopLetsTheRunningJobFinish) {
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  std::promise<void> handler_started;
+  std::promise<void> release_handler;
+  auto released = release_handler.get_future().share();
+  runner.add(workers::JobWorker{"slow", [&](store::Tx&, const workers::JobRun&)
+                                            -> Result<std::optional<time::Micros>> {
+    handler_started.set_value();
+    released.wait();
+    return std::optional<time::Micros>{};
+  }});
+  std::string id = enqueue("slow", real.now());
+  runner.start();
+  handler_started.get_future().wait();
+  auto stopped = std::async(std::launch::async, [&] { runner.stop(); });
+  EXPECT_EQ(stopped.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "stop() returned while a job was still being handled";
+  release_handler.set_value();
+  stopped.get();
+  EXPECT_FALSE(job_row(id).has_value()) << "the running job finished and committed";
 }
 
 TESORO_ON_BOTH_ENGINES(WorkersTest);
