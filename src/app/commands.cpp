@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "api/json.hpp"
 #include "app/app.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
@@ -192,7 +193,7 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
         {"scopes", scopes_json(key.scopes)},
         {"environment", key.environment},
         {"inserted_at", key.inserted_at},
-        {"revoked_at", key.revoked_at ? json::value(*key.revoked_at) : json::value(nullptr)}});
+        {"revoked_at", api::optional_json(key.revoked_at)}});
   }
   if (as_json) {
     std::cout << json::serialize(out) << "\n";
@@ -241,8 +242,7 @@ int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, 
                                  {"scopes", scopes_json(client.scopes)},
                                  {"environment", client.environment},
                                  {"inserted_at", client.inserted_at},
-                                 {"revoked_at", client.revoked_at ? json::value(*client.revoked_at)
-                                                                  : json::value(nullptr)}});
+                                 {"revoked_at", api::optional_json(client.revoked_at)}});
     } else {
       std::cout << client.client_id << "  " << auth::join_scopes(client.scopes, ',') << "  "
                 << client.environment << "  " << client.inserted_at << "  "

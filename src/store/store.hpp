@@ -17,6 +17,7 @@
 // - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits.
 // - A failure of the storage itself throws StoreError (caught once at the request boundary).
 // - Both calls block the calling thread; call them from worker threads, never from I/O threads.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -81,7 +82,12 @@ class Tx {
   // Runs hook once this unit is durably committed (see the contract above).
   void after_commit(Hook hook) { hooks_.push_back(std::move(hook)); }
   // Tells the store's listener (the worker runner) that `topic` has new work, once committed.
-  void notify(std::string topic) { topics_.push_back(std::move(topic)); }
+  // A unit that emits a thousand events notifies their topic once.
+  void notify(std::string topic) {
+    if (std::find(topics_.begin(), topics_.end(), topic) == topics_.end()) {
+      topics_.push_back(std::move(topic));
+    }
+  }
 
  private:
   friend class Store;

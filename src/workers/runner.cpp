@@ -157,9 +157,11 @@ void Runner::run_job(const JobWorker& worker, const std::string& worker_id, cons
                                   : jobs::complete(tx, job);
       // Another worker took the job over: undo this run's effects, leave the job to it.
       if (!held) return errors::make(409, std::string(k_claim_lost), "the job's lease was lost");
-      metrics::set_worker_lag(worker.kind,
-                              static_cast<double>(std::max<time::Micros>(0, tenant_now - job.run_at)) /
-                                  time::k_micros_per_second);
+      // A metric is an outside effect: it follows the commit, once, whatever the retries.
+      const double lag_seconds =
+          static_cast<double>(std::max<time::Micros>(0, tenant_now - job.run_at)) /
+          time::k_micros_per_second;
+      tx.after_commit([&worker, lag_seconds] { metrics::set_worker_lag(worker.kind, lag_seconds); });
       return ok_status();
     });
     if (ran) {

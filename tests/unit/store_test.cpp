@@ -312,6 +312,7 @@ TEST_P(StoreTest, AfterCommitHooksRunOnceAndOnlyForCommittedWork) {
       ran.push_back("kept:" + std::to_string(count_events(*temp->store)));
     });
     tx.notify("jobs:deliver");
+    tx.notify("jobs:deliver");  // heard once
     auto inner = tx.nested<int>([&](store::Tx& inner_tx) -> Result<int> {
       inner_tx.after_commit([&] { ran.push_back("nested"); });
       inner_tx.notify("nested-topic");
