@@ -58,6 +58,12 @@ enum class ErrorCode {
   insufficient_funds,
   account_invalid_state,
   clock_limit_reached,
+  // Cards and spending controls.
+  card_invalid_state,
+  card_transaction_invalid_state,
+  amount_exceeds_authorization,
+  spending_limit_exceeded,
+  spending_control_in_use,
   // OAuth token endpoint (RFC 6749 section 5.2).
   invalid_client,
   invalid_request,

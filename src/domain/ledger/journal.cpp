@@ -69,13 +69,13 @@ Status Journal::lock(std::vector<AccountKey> accounts) {
   for (const AccountKey& key : accounts) {
     if (locked_.contains(key) || system_.contains(key)) continue;
     // Rows of system accounts do not match the filter, so they are never locked.
-    auto row = tx_.query_one(std::string("SELECT currency, state, balance FROM ledger_accounts "
+    auto row = tx_.query_one(std::string("SELECT currency, state, balance, held FROM ledger_accounts "
                                          "WHERE tenant_id = ? AND id = ? AND surface <> 'system'") +
                                  std::string(tx_.lock_rows()),
                              {key.tenant_id, key.id});
     if (row) {
       if (!locked_.empty() && key < locked_.rbegin()->first) return errors::internal();
-      locked_[key] = {row->text(0), row->text(1), row->integer(2)};
+      locked_[key] = {row->text(0), row->text(1), row->integer(2), row->integer(3)};
       continue;
     }
     auto system = tx_.query_one(
@@ -129,7 +129,8 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
     if (!balance) {
       return errors::of(ErrorCode::balance_overflow, "amount.amount");
     }
-    if (*balance < 0) {
+    // What holds keep cannot be spent: a debit may take only the available balance.
+    if (*balance < (debit ? account.held : 0)) {
       return errors::of(ErrorCode::insufficient_funds, "amount.amount");
     }
     it->second = *balance;
@@ -152,6 +153,46 @@ Result<EntryResult> Journal::post(const std::string& tenant_id, const std::strin
              {balance, at, at, key.tenant_id, key.id});
   }
   return std::move(checked->result);
+}
+
+Status Journal::hold(const std::string& tenant_id, const std::string& account_id,
+                     std::int64_t amount_minor, const std::string& currency) {
+  auto locked = locked_.find({tenant_id, account_id});
+  if (locked == locked_.end() || amount_minor <= 0) return errors::internal();
+  Locked& account = locked->second;
+  if (account.state != "active") {
+    return errors::of(ErrorCode::account_invalid_state, std::nullopt,
+                      "account " + account_id + " is " + account.state + ": it cannot be held");
+  }
+  if (account.currency != currency) return currency_mismatch(account.currency);
+  auto held = money::add(account.held, amount_minor);
+  if (!held) return errors::of(ErrorCode::balance_overflow, "amount.amount");
+  if (*held > account.balance) return errors::of(ErrorCode::insufficient_funds, "amount.amount");
+  account.held = *held;
+  tx_.exec("UPDATE ledger_accounts SET held = ? WHERE tenant_id = ? AND id = ?",
+           {account.held, tenant_id, account_id});
+  return ok_status();
+}
+
+Status Journal::release(const std::string& tenant_id, const std::string& account_id,
+                        std::int64_t amount_minor) {
+  auto locked = locked_.find({tenant_id, account_id});
+  if (locked == locked_.end() || amount_minor < 0 || amount_minor > locked->second.held) {
+    return errors::internal();
+  }
+  if (amount_minor == 0) return ok_status();
+  Locked& account = locked->second;
+  account.held -= amount_minor;
+  tx_.exec("UPDATE ledger_accounts SET held = ? WHERE tenant_id = ? AND id = ?",
+           {account.held, tenant_id, account_id});
+  return ok_status();
+}
+
+std::optional<Journal::Balance> Journal::balance_of(const std::string& tenant_id,
+                                                    const std::string& account_id) const {
+  auto locked = locked_.find({tenant_id, account_id});
+  if (locked == locked_.end()) return std::nullopt;
+  return Balance{locked->second.balance, locked->second.held};
 }
 
 void Journal::write(const std::string& tenant_id, const std::string& kind,
@@ -238,6 +279,12 @@ std::vector<std::string> verify(store::Tx& tx) {
            "AND balance < 0")) {
     violations.push_back("customer account " + row.text(1) + " of tenant " + row.text(0) +
                          " is negative: " + row.text(2));
+  }
+  for (const store::Row& row : tx.query(
+           "SELECT tenant_id, id, balance, held FROM ledger_accounts "
+           "WHERE held < 0 OR held > balance OR (surface = 'system' AND held <> 0)")) {
+    violations.push_back("account " + row.text(1) + " of tenant " + row.text(0) + " holds " +
+                         row.text(3) + " of a balance of " + row.text(2));
   }
   for (const store::Row& row : tx.query(
            "SELECT p.tenant_id, p.entry_id, p.account_id FROM postings p JOIN ledger_accounts a "

@@ -14,6 +14,7 @@
 #include <compare>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -62,11 +63,31 @@ class Journal {
   Result<EntryResult> post(const std::string& tenant_id, const std::string& kind,
                            const std::string& description, const std::vector<Posting>& postings);
 
+  // Holds (two-phase payments: card authorizations). A hold keeps part of a locked account's
+  // balance from being spent without moving it: the account's available balance (balance - held)
+  // drops, its balance does not; a debit may only take what is available. No posting is written:
+  // the payment's own record says what it holds, and `tesoro verify` checks that they agree.
+  // hold: 409 account_invalid_state unless active; 422 currency_mismatch, insufficient_funds.
+  Status hold(const std::string& tenant_id, const std::string& account_id,
+              std::int64_t amount_minor, const std::string& currency);
+  // Gives back held money (a capture, a reversal, an expiry). More than is held is a bug: 500.
+  Status release(const std::string& tenant_id, const std::string& account_id,
+                 std::int64_t amount_minor);
+  // Balance and held amount of a locked account (nullopt when it is not locked).
+  struct Balance {
+    std::int64_t balance = 0;
+    std::int64_t held = 0;
+    std::int64_t available() const { return balance - held; }
+  };
+  std::optional<Balance> balance_of(const std::string& tenant_id,
+                                    const std::string& account_id) const;
+
  private:
   struct Locked {
     std::string currency;
     std::string state;
     std::int64_t balance;
+    std::int64_t held;
   };
   struct Checked;
   Result<Checked> check(const std::string& tenant_id, const std::vector<Posting>& postings);

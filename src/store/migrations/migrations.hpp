@@ -34,6 +34,7 @@ std::vector<Migration> account_holder_migrations();
 std::vector<Migration> job_migrations();
 std::vector<Migration> ledger_migrations();
 std::vector<Migration> event_migrations();
+std::vector<Migration> card_migrations();
 
 // All of them, in version order (versions are unique and have no gaps).
 const std::vector<Migration>& migrations();

@@ -1,0 +1,142 @@
+#pragma once
+// Card transactions: sandbox merchant authorizations, two-phase as on card networks.
+//
+// An authorization is approved or declined. An approved one holds its amount on the card's
+// prepaid account (available drops, posted does not; see ledger::Journal::hold) and is
+// `pending` until a step closes it:
+//   capture   (whole or partial; posts the captured amount to the card network system account
+//              and releases the rest)                              -> captured
+//   increment (holds more; the balance and the limits must allow it) stays pending
+//   reverse   (whole or partial; releases it)                      -> reversed when nothing is
+//                                                                     left held, else pending
+//   expiry    (7 days on the tenant clock without capture; releases the hold) -> expired
+//   refund    (of a captured one, whole or partial; credits the card back)   -> refunded once
+//              everything captured is refunded, else captured
+// Each step is one history item, one event `card_transaction.<step type>` and its postings.
+//
+// Declines, in precedence order: card_canceled (05), card_inactive (62: blocked or
+// pending_activation), currency_mismatch (05), not_allowed (57: a channel the card type may not
+// use: virtual cards are online only), spending_controls (rules of the card's control, then of
+// its group's control, each in spending_controls::rule_types() order; 57 for card_usage, mcc,
+// mid and merchant_name, 61 for withdrawal_velocity, 65 for velocity), insufficient_funds (51).
+//
+// Velocity usage of a card in a window: what its approved authorizations made in the window
+// still hold plus what they captured (that is, authorized less reversed, released and expired);
+// refunds do not restore it. velocity counts every channel, withdrawal_velocity only
+// atm_withdrawal. A limit applies only to cards of its control's currency.
+//
+// Concurrency: every step locks the card's prepaid account first (Journal::lock), so the steps
+// of one card run one at a time, and usage is read under that lock.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/page.hpp"
+#include "core/result.hpp"
+#include "core/time.hpp"
+#include "domain/cards/cards.hpp"
+#include "domain/spending_controls/spending_controls.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::cards {
+
+inline constexpr std::int64_t k_authorization_hold_seconds = 7 * 24 * 3600;
+
+struct AuthorizationRequest {
+  std::int64_t amount_minor = 0;
+  std::string currency;
+  spending_controls::Purchase purchase;
+};
+
+struct DeclinedBy {
+  std::string spending_control_id;
+  std::string rule_type;
+};
+
+struct TransactionStep {
+  // authorization_approved | authorization_declined | authorization_increment |
+  // authorization_reversal | authorization_expiry | capture | refund
+  std::string type;
+  std::int64_t amount_minor = 0;
+  std::string performed_at;
+};
+
+struct CardTransaction {
+  std::string id;  // ctx_
+  std::string card_id;
+  std::string type;   // authorization_approved | authorization_declined
+  std::string state;  // pending | captured | reversed | expired | refunded | declined
+  std::string currency;
+  std::int64_t amount_minor = 0;  // authorized, increments included
+  std::int64_t held_minor = 0;
+  std::int64_t captured_minor = 0;
+  std::int64_t reversed_minor = 0;
+  std::int64_t released_minor = 0;  // the rest of a partial capture
+  std::int64_t expired_minor = 0;
+  std::int64_t refunded_minor = 0;
+  spending_controls::Purchase purchase;
+  std::optional<std::string> decline_reason;
+  std::string iso8583_code;  // 00 when approved
+  std::optional<DeclinedBy> declined_by;
+  std::vector<TransactionStep> history;
+  std::optional<std::string> expires_at;  // of a pending hold
+  std::string inserted_at;
+  std::string updated_at;
+};
+
+// 404 item_not_found for an unknown card. Otherwise 201-worthy: approved or declined.
+Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
+                                  const std::string& card_id, const AuthorizationRequest& request,
+                                  time::Micros now);
+// The steps. 404 item_not_found ("card transaction not found"); 409
+// card_transaction_invalid_state when the state does not allow the step; 422
+// amount_exceeds_authorization when the amount is more than is open (held for capture and
+// reverse, captured less refunded for refund); increment: 422 insufficient_funds or
+// spending_limit_exceeded. An absent amount means the whole open amount.
+Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
+                                const std::string& id, std::optional<std::int64_t> amount_minor,
+                                time::Micros now);
+Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
+                                  const std::string& id, std::int64_t amount_minor,
+                                  time::Micros now);
+Result<CardTransaction> reverse(store::Tx& tx, const std::string& tenant_id,
+                                const std::string& id, std::optional<std::int64_t> amount_minor,
+                                time::Micros now);
+Result<CardTransaction> refund(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                               std::optional<std::int64_t> amount_minor, time::Micros now);
+
+Result<CardTransaction> get_card_transaction(store::Tx& tx, const std::string& tenant_id,
+                                             const std::string& id);
+// Newest first.
+Result<PageOf<CardTransaction>> list_card_transactions(store::Tx& tx,
+                                                       const std::string& tenant_id,
+                                                       const std::string& card_id,
+                                                       std::int64_t offset, std::int64_t limit);
+
+// Expires up to `limit` pending authorizations whose hold ran out on their tenant's clock
+// (real_now + the tenant's clock offset); returns how many. Run by the card expiry worker.
+std::int64_t expire_due(store::Tx& tx, time::Micros real_now, std::int64_t limit);
+
+// Each limit that applies to the card (its own control's, then its group's), with what was used
+// in the current window and what remains.
+struct LimitUsage {
+  std::string spending_control_id;
+  std::string rule_type;  // velocity | withdrawal_velocity
+  spending_controls::Period period;
+  std::string currency;
+  std::int64_t limit_minor = 0;
+  std::int64_t used_minor = 0;
+  std::int64_t remaining_minor = 0;  // never below 0
+  std::string window_start;
+  std::string window_end;
+};
+std::vector<LimitUsage> limit_usages(store::Tx& tx, const std::string& tenant_id,
+                                     const Card& card, time::Micros now);
+
+// Card invariants: each card's prepaid account holds exactly what its pending authorizations
+// hold; each transaction's amounts add up (amount = held + captured + reversed + released +
+// expired; refunded <= captured). Empty when all hold.
+std::vector<std::string> verify(store::Tx& tx);
+
+}  // namespace tesoro::cards
