@@ -137,7 +137,7 @@ TEST(CardKey, ServeRefusesAMalformedKeyFile) {
   std::string path = key_file(server);
   std::string good = read_text(path);
   server.stop();
-  for (const std::string bad : {std::string("not a key\n"), std::string(),
+  for (const std::string& bad : {std::string("not a key\n"), std::string(),
                                 std::string(42, 'A') + "==\n"}) {  // the last: 31 bytes
     { std::ofstream(path, std::ios::trunc) << bad; }
     CommandRun serve = run_with_env({"-u", "TESORO_CARD_KEY"}, serve_args(server));

@@ -76,7 +76,7 @@ TEST(CardNumbers, GeneratedNumbersAreValidSixteenDigitsWithTheSandboxPrefix) {
 
 TEST(Sealer, SealThenOpenGivesThePlaintextBack) {
   crypto::Sealer sealer = test_sealer();
-  for (const std::string plain : {std::string("4000001234567899"), std::string(),
+  for (const std::string& plain : {std::string("4000001234567899"), std::string(),
                                   std::string(1000, 'x'), std::string("\0\x01\xff", 3)}) {
     std::string sealed = sealer.seal(plain, k_aad);
     std::optional<std::string> opened = sealer.open(sealed, k_aad);
