@@ -13,6 +13,7 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "domain/auth/credentials.hpp"
+#include "domain/cards/configuration_groups.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "http/server.hpp"
@@ -106,6 +107,8 @@ Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::st
   // One ledger account on the core API, one receptor and one originator on the participant API.
   auto account = ledger::open_account(tx, *tenant_id, {"Operating account", "savings_account", "COP", {}}, now);
   if (!account) return std::move(account).error();
+  // Cards without a configuration_group_id join the tenant's default group.
+  cards::default_configuration_group(tx, *tenant_id, now);
   json::array tenant_account_ids;
   for (const char* role : {"receptor", "originator"}) {
     ledger::NewTenantAccount input{"savings_account", role, "COP",
