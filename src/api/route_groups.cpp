@@ -12,6 +12,7 @@ void add_sandbox_clock_routes(Routes& routes);
 void add_cardholder_routes(Routes& routes);
 void add_configuration_group_routes(Routes& routes);
 void add_spending_control_routes(Routes& routes);
+void add_card_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -24,6 +25,7 @@ std::span<const AddRoutes> route_groups() {
       add_cardholder_routes,
       add_configuration_group_routes,
       add_spending_control_routes,
+      add_card_routes,
   };
   return k_groups;
 }

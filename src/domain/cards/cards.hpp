@@ -7,8 +7,10 @@
 // States: active, blocked, canceled (terminal); physical cards start pending_activation until
 // an activation link is used.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/page.hpp"
@@ -38,6 +40,41 @@ struct Card {
   std::string updated_at;
 };
 
+struct NewCard {
+  std::string account_id;
+  std::string type = "virtual";  // virtual | physical
+  // At most one of the two: an existing cardholder, or one to create with the card.
+  std::optional<std::string> cardholder_id;
+  std::optional<CardholderFields> cardholder;
+  std::optional<std::string> configuration_group_id;  // the tenant's default when absent
+  std::optional<std::string> nickname;
+  std::optional<std::string> spending_control_id;  // card_target
+  std::optional<std::int64_t> initial_balance_minor;
+  std::string initial_balance_currency;
+};
+
+// Seals a card number for storage; `context` binds it to one card (tenant and card id) so that
+// a sealed number copied to another row does not open.
+using SealNumber = std::function<std::string(std::string_view number, std::string_view context)>;
+
+// 404 item_not_found (at account_id, cardholder_id, configuration_group_id or
+// spending_controls.card_target) for an unknown reference; initial_balance: 422
+// currency_mismatch, insufficient_funds (at initial_balance...). Emits card.<state>.
+Result<Card> create_card(store::Tx& tx, const std::string& tenant_id, const NewCard& input,
+                         const SealNumber& seal, time::Micros now);
+
+// A PATCH: nullopt leaves a field; an inner nullopt clears it.
+struct CardChanges {
+  std::optional<std::optional<std::string>> nickname;
+  std::optional<std::string> state;  // active | blocked | canceled
+  std::optional<std::optional<std::string>> spending_control_id;
+};
+// Transitions: active <-> blocked; active, blocked, pending_activation -> canceled. Canceled is
+// terminal and pending_activation leaves only by activation or cancelation: any other change of
+// state is 409 card_invalid_state (the same state is no change). 404 for an unknown control.
+Result<Card> update_card(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                         const CardChanges& changes, time::Micros now);
+
 // 404 item_not_found ("card not found") when absent or another tenant's.
 Result<Card> get_card(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
@@ -45,5 +82,51 @@ Result<Card> get_card(store::Tx& tx, const std::string& tenant_id, const std::st
 // card_invalid_state from any other state.
 Result<Card> activate_card(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                            time::Micros now);
+
+Result<PageOf<Card>> list_cards(store::Tx& tx, const std::string& tenant_id,
+                                std::int64_t offset, std::int64_t limit);
+
+// Prepaid balance operations: a topup moves money from the card's account to its prepaid
+// balance, a withdrawal back. entity_id identifies one operation of a card: a second request with
+// it moves nothing and gets the first operation back.
+struct BalanceOperation {
+  std::string id;  // cbo_
+  std::string card_id;
+  std::string operation;  // topup | withdrawal
+  std::int64_t amount_minor = 0;
+  std::string currency;
+  std::string description;
+  std::string entity_id;
+  std::string performed_at;
+};
+struct NewBalanceOperation {
+  std::string operation;
+  std::int64_t amount_minor = 0;
+  std::string currency;
+  std::string description;
+  std::string entity_id;
+};
+struct BalanceOperationOutcome {
+  BalanceOperation operation;
+  bool created = false;  // false: the card already had one with this entity_id
+};
+// 404 item_not_found; 409 card_invalid_state (a topup of a canceled card); 422
+// currency_mismatch, insufficient_funds (a withdrawal takes only the available balance).
+Result<BalanceOperationOutcome> perform_balance_operation(store::Tx& tx,
+                                                          const std::string& tenant_id,
+                                                          const std::string& card_id,
+                                                          const NewBalanceOperation& input,
+                                                          time::Micros now);
+struct BalanceOperationFilter {
+  std::optional<time::Micros> performed_from;  // inclusive
+  std::optional<time::Micros> performed_to;    // inclusive
+};
+// Newest first. 404 item_not_found for an unknown card.
+Result<PageOf<BalanceOperation>> list_balance_operations(store::Tx& tx,
+                                                         const std::string& tenant_id,
+                                                         const std::string& card_id,
+                                                         const BalanceOperationFilter& filter,
+                                                         std::int64_t offset,
+                                                         std::int64_t limit);
 
 }  // namespace tesoro::cards

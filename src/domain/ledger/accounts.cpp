@@ -16,10 +16,15 @@ constexpr int k_number_attempts = 8;  // 10 random digits: a clash is rare, eigh
 
 constexpr const char* k_columns =
     "id, surface, name, number, type, currency, state, account_holder_id, role, beneficiary, "
-    "balance, balance_updated_at, inserted_at, updated_at";
+    "balance, balance_updated_at, inserted_at, updated_at, held";
 
 const char* surface_name(Surface surface) {
-  return surface == Surface::core ? "core" : "participant";
+  switch (surface) {
+    case Surface::core: return "core";
+    case Surface::participant: return "participant";
+    case Surface::card: return "card";
+  }
+  return "core";
 }
 
 // Ten digits, each uniform: bytes of 250 and above are dropped so that `% 10` has no bias.
@@ -50,7 +55,10 @@ Beneficiary decode_beneficiary(const std::string& text) {
 Account from_row(const store::Row& row) {
   Account account;
   account.id = row.text(0);
-  account.surface = row.text(1) == "participant" ? Surface::participant : Surface::core;
+  const std::string surface = row.text(1);
+  account.surface = surface == "participant" ? Surface::participant
+                    : surface == "card"      ? Surface::card
+                                             : Surface::core;
   account.name = row.text(2);
   account.number = row.text(3);
   account.type = row.text(4);
@@ -63,6 +71,7 @@ Account from_row(const store::Row& row) {
   account.balance_updated_at = row.text(11);
   account.inserted_at = row.text(12);
   account.updated_at = row.text(13);
+  account.held_minor = row.integer(14);
   return account;
 }
 
@@ -124,15 +133,28 @@ Result<Account> open_tenant_account(store::Tx& tx, const std::string& tenant_id,
   return insert_account(tx, tenant_id, std::move(account));
 }
 
+Result<Account> open_card_account(store::Tx& tx, const std::string& tenant_id,
+                                  const std::string& card_id, const std::string& currency,
+                                  time::Micros now) {
+  Account account;
+  account.id = ids::generate("acc");
+  account.surface = Surface::card;
+  account.name = "prepaid balance of " + card_id;
+  account.type = "prepaid_card";
+  account.currency = currency;
+  account.state = "active";
+  account.balance_updated_at = account.inserted_at = account.updated_at = time::iso(now);
+  return insert_account(tx, tenant_id, std::move(account));
+}
+
 Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                             Surface surface) {
   auto row = tx.query_one(std::string("SELECT ") + k_columns +
                               " FROM ledger_accounts WHERE tenant_id = ? AND id = ? AND surface = ?",
                           {tenant_id, id, std::string(surface_name(surface))});
   if (!row) {
-    return surface == Surface::core
-               ? errors::item_not_found("account")
-               : errors::of(ErrorCode::tenant_account_not_found);
+    return surface == Surface::participant ? errors::of(ErrorCode::tenant_account_not_found)
+                                           : errors::item_not_found("account");
   }
   return from_row(*row);
 }

@@ -13,7 +13,8 @@
 
 namespace tesoro::ledger {
 
-enum class Surface { core, participant };
+// card: a card's prepaid balance (never listed as an account; shown on its card).
+enum class Surface { core, participant, card };
 
 struct Beneficiary {
   std::string document_number;
@@ -34,6 +35,7 @@ struct Account {
   std::optional<std::string> role;              // tenant accounts
   std::optional<Beneficiary> beneficiary;       // tenant accounts
   std::int64_t balance_minor = 0;
+  std::int64_t held_minor = 0;  // what pending card authorizations hold of the balance
   std::string balance_updated_at;
   std::string inserted_at;
   std::string updated_at;
@@ -65,6 +67,10 @@ Result<Account> open_account(store::Tx& tx, const std::string& tenant_id, const 
                              time::Micros now);
 Result<Account> open_tenant_account(store::Tx& tx, const std::string& tenant_id,
                                     const NewTenantAccount& input, time::Micros now);
+// A card's prepaid account, in the card's currency.
+Result<Account> open_card_account(store::Tx& tx, const std::string& tenant_id,
+                                  const std::string& card_id, const std::string& currency,
+                                  time::Micros now);
 // 404 (item_not_found, or tenant_account_not_found on the participant surface) when absent.
 Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                             Surface surface);
