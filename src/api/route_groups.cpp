@@ -9,6 +9,7 @@ void add_account_holder_routes(Routes& routes);
 void add_account_routes(Routes& routes);
 void add_tenant_account_routes(Routes& routes);
 void add_sandbox_clock_routes(Routes& routes);
+void add_card_transaction_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -18,6 +19,7 @@ std::span<const AddRoutes> route_groups() {
       add_account_routes,
       add_tenant_account_routes,
       add_sandbox_clock_routes,
+      add_card_transaction_routes,
   };
   return k_groups;
 }
