@@ -50,7 +50,8 @@ std::string encode_history(const std::vector<TransactionStep>& history) {
 
 std::vector<TransactionStep> decode_history(const std::string& text) {
   std::vector<TransactionStep> history;
-  for (const json::value& item : json::parse(text).as_array()) {
+  const json::value parsed = json::parse(text);  // kept alive while its array is walked
+  for (const json::value& item : parsed.as_array()) {
     const json::object& o = item.as_object();
     history.push_back({text_of(o, "type"), o.at("amount").to_number<std::int64_t>(),
                        text_of(o, "performed_at")});
