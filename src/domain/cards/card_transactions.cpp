@@ -602,9 +602,10 @@ std::vector<LimitUsage> limit_usages(store::Tx& tx, const std::string& tenant_id
   return usages;
 }
 
-std::vector<std::string> verify(store::Tx& tx) {
-  std::vector<std::string> violations;
-  // What each card's prepaid account holds is exactly what its pending authorizations hold.
+namespace {
+
+// Each card's prepaid account holds exactly what its pending authorizations hold.
+void verify_holds(store::Tx& tx, std::vector<std::string>& violations) {
   for (const store::Row& row : tx.query(
            "SELECT c.tenant_id, c.id, a.held, (SELECT COALESCE(SUM(t.held), 0) FROM "
            "card_transactions t WHERE t.tenant_id = c.tenant_id AND t.card_id = c.id "
@@ -615,7 +616,10 @@ std::vector<std::string> verify(store::Tx& tx) {
                          ": its prepaid account holds " + row.text(2) +
                          " but its pending authorizations hold " + row.text(3));
   }
-  // Each transaction's amounts add up, and only a pending one holds anything.
+}
+
+// Each transaction's amounts add up, and only a pending one holds anything.
+void verify_amounts(store::Tx& tx, std::vector<std::string>& violations) {
   for (const store::Row& row : tx.query(
            "SELECT tenant_id, id, state FROM card_transactions WHERE "
            "held < 0 OR captured < 0 OR reversed < 0 OR released < 0 OR expired < 0 "
@@ -628,15 +632,20 @@ std::vector<std::string> verify(store::Tx& tx) {
     violations.push_back("card transaction " + row.text(1) + " of tenant " + row.text(0) + " (" +
                          row.text(2) + "): its amounts do not add up");
   }
-  // The card network got exactly what was captured less what was refunded, per tenant and
-  // currency: the postings of capture and refund entries to system accounts.
-  std::map<std::pair<std::string, std::string>, std::int64_t> expected;
+}
+
+using SumByTenantCurrency = std::map<std::pair<std::string, std::string>, std::int64_t>;
+
+// The card network got exactly what was captured less what was refunded, per tenant and
+// currency: the postings of capture and refund entries to system accounts.
+void verify_network(store::Tx& tx, std::vector<std::string>& violations) {
+  SumByTenantCurrency expected;
   for (const store::Row& row : tx.query("SELECT tenant_id, currency, captured, refunded FROM "
                                         "card_transactions WHERE captured <> 0")) {
     auto& sum = expected[{row.text(0), row.text(1)}];
     sum = money::add(sum, row.integer(2) - row.integer(3)).value_or(INT64_MAX);
   }
-  std::map<std::pair<std::string, std::string>, std::int64_t> posted;
+  SumByTenantCurrency posted;
   for (const store::Row& row : tx.query(
            "SELECT p.tenant_id, p.currency, p.amount FROM postings p JOIN journal_entries e "
            "ON e.tenant_id = p.tenant_id AND e.id = p.entry_id JOIN ledger_accounts a "
@@ -645,23 +654,24 @@ std::vector<std::string> verify(store::Tx& tx) {
     auto& sum = posted[{row.text(0), row.text(1)}];
     sum = money::add(sum, row.integer(2)).value_or(INT64_MAX);
   }
-  for (const auto& [key, amount] : expected) {
-    if (amount == 0 && !posted.contains(key)) continue;
-    auto found = posted.find(key);
-    std::int64_t got = found == posted.end() ? 0 : found->second;
-    if (got != amount) {
-      violations.push_back("tenant " + key.first + ": card transactions captured less refunded " +
-                           std::to_string(amount) + " " + key.second +
-                           " but the card network was posted " + std::to_string(got));
-    }
-  }
+  for (const auto& [key, amount] : expected) posted.try_emplace(key, 0);
   for (const auto& [key, amount] : posted) {
-    if (!expected.contains(key) && amount != 0) {
-      violations.push_back("tenant " + key.first + ": the card network was posted " +
-                           std::to_string(amount) + " " + key.second +
-                           " that no card transaction captured");
-    }
+    auto want = expected.find(key);
+    std::int64_t captured = want == expected.end() ? 0 : want->second;
+    if (amount == captured) continue;
+    violations.push_back("tenant " + key.first + ": card transactions captured less refunded " +
+                         std::to_string(captured) + " " + key.second +
+                         " but the card network was posted " + std::to_string(amount));
   }
+}
+
+}  // namespace
+
+std::vector<std::string> verify(store::Tx& tx) {
+  std::vector<std::string> violations;
+  verify_holds(tx, violations);
+  verify_amounts(tx, violations);
+  verify_network(tx, violations);
   return violations;
 }
 
