@@ -370,6 +370,8 @@ TEST(CardTransactions, MutatedBodiesNeverEarnA5xx) {
                           : authorize(server, card, body);
     ASSERT_GT(reply.status, 0) << body;
     EXPECT_LT(reply.status, 500) << body << " -> " << reply.body;
-    if (reply.status >= 400) EXPECT_FALSE(reply.error_code().empty()) << reply.body;
+    if (reply.status >= 400) {
+      EXPECT_FALSE(reply.error_code().empty()) << reply.body;
+    }
   }
 }
