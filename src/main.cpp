@@ -170,6 +170,13 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(known_currency())
       ->capture_default_str();
+  serve->footer(
+      "Card-number key: card numbers are stored sealed with AES-256-GCM under one key, base64 of "
+      "32 bytes. With SQLite it is DIR/card-number.key (mode 0600), which init writes and serve "
+      "creates when missing; back it up with the database. With PostgreSQL, set TESORO_CARD_KEY "
+      "(the same on every node; make one with `openssl rand -base64 32`): serve refuses to start "
+      "without it. When set, TESORO_CARD_KEY also wins over the SQLite file. It is never a flag "
+      "(a command line is visible to other users) and never logged.");
   serve->callback([&] { exit_code = command_serve(config); });
 
   try {

@@ -10,6 +10,7 @@
 
 #include "api/json.hpp"
 #include "core/clock.hpp"
+#include "core/crypto.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/message.hpp"
@@ -46,6 +47,10 @@ struct Services {
   Settings settings;
   InFlightKeys& in_flight;
   const time::Clock& clock;  // real time; a tenant's time is Context::now()
+  // Seals card numbers for storage and opens them (the card-number key, loaded once at start:
+  // app/card_key.hpp). Seal with aad = tenant_id + ":" + card_id, so a sealed number opens only
+  // on its own card.
+  const crypto::Sealer& card_numbers;
 };
 
 struct IdempotencyClaim {

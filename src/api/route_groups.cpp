@@ -9,6 +9,9 @@ void add_account_holder_routes(Routes& routes);
 void add_account_routes(Routes& routes);
 void add_tenant_account_routes(Routes& routes);
 void add_sandbox_clock_routes(Routes& routes);
+void add_cardholder_routes(Routes& routes);
+void add_configuration_group_routes(Routes& routes);
+void add_spending_control_routes(Routes& routes);
 void add_card_transaction_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
@@ -19,6 +22,9 @@ std::span<const AddRoutes> route_groups() {
       add_account_routes,
       add_tenant_account_routes,
       add_sandbox_clock_routes,
+      add_cardholder_routes,
+      add_configuration_group_routes,
+      add_spending_control_routes,
       add_card_transaction_routes,
   };
   return k_groups;

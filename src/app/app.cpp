@@ -80,10 +80,11 @@ struct ClaimGuard {
 
 }  // namespace
 
-App::App(Config config, std::unique_ptr<store::Store> store)
+App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card_numbers)
     : config_(std::move(config)),
       store_(std::move(store)),
-      services_{*store_, api_settings(config_), in_flight_, clock_},
+      card_numbers_(std::move(card_numbers)),
+      services_{*store_, api_settings(config_), in_flight_, clock_, card_numbers_},
       rate_limiter_(default_rate(config_), default_burst(config_)),
       runner_(*store_, clock_) {
   api::Routes all;

@@ -13,6 +13,7 @@
 #include "http/message.hpp"
 #include "http/router.hpp"
 #include "core/clock.hpp"
+#include "core/crypto.hpp"
 #include "store/store.hpp"
 #include "workers/runner.hpp"
 
@@ -20,7 +21,8 @@ namespace tesoro::app {
 
 class App {
  public:
-  App(Config config, std::unique_ptr<store::Store> store);
+  // `card_numbers`: the sealer of the card-number key (app/card_key.hpp).
+  App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card_numbers);
   ~App();
 
   // Never throws: every failure becomes an envelope.
@@ -41,6 +43,7 @@ class App {
   Config config_;
   std::unique_ptr<store::Store> store_;
   time::SystemClock clock_;  // before services_, which refers to it
+  crypto::Sealer card_numbers_;  // likewise
   api::InFlightKeys in_flight_;
   api::Services services_;
   RateLimiter rate_limiter_;

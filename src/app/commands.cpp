@@ -1,6 +1,7 @@
 #include "app/commands.hpp"
 
 #include <boost/json.hpp>
+#include <openssl/crypto.h>
 
 #include <csignal>
 #include <filesystem>
@@ -8,10 +9,12 @@
 
 #include "api/json.hpp"
 #include "app/app.hpp"
+#include "app/card_key.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/cards/card_transactions.hpp"
+#include "domain/cards/configuration_groups.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "http/server.hpp"
@@ -26,13 +29,15 @@ namespace json = boost::json;
 // never reading the clock themselves (core/clock.hpp).
 const time::SystemClock k_clock;
 
-// For init and tenant create, the two commands that may start from nothing.
+// For init and tenant create, the two commands that may start from nothing. A SQLite data folder
+// gets its card-number key here, before any tenant exists: a folder init succeeded on has one.
 std::unique_ptr<store::Store> open_migrated(const StoreFlags& flags) {
   store::Options options;
   options.data_dir = flags.data_dir;
   options.database_url = flags.database_url;
   auto store = store::open(options);
   store::migrate(*store);
+  if (flags.database_url.empty()) ensure_card_key_file(flags.data_dir);
   return store;
 }
 
@@ -103,6 +108,8 @@ Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::st
   // One ledger account on the core API, one receptor and one originator on the participant API.
   auto account = ledger::open_account(tx, *tenant_id, {"Operating account", "savings_account", "COP", {}}, now);
   if (!account) return std::move(account).error();
+  // Cards without a configuration_group_id join the tenant's default group.
+  cards::default_configuration_group(tx, *tenant_id, now);
   json::array tenant_account_ids;
   for (const char* role : {"receptor", "originator"}) {
     ledger::NewTenantAccount input{"savings_account", role, "COP",
@@ -327,9 +334,17 @@ int command_serve(const Config& config) {
   options.workers = std::clamp(config.workers, 1, limits::k_workers_max);
   options.io_threads = std::max(1, config.io_threads);
 
+  // A missing or malformed TESORO_CARD_KEY stops serve before it touches the database; the data
+  // folder's key file is read (or made) once the folder is known to be initialised.
+  bool sqlite = config.database_url.empty();
+  std::optional<std::string> environment_key = card_key_from_environment(!sqlite);
   auto store = open_initialised({config.data_dir, config.database_url}, /*read_only=*/false,
                                 config.commit_batch_max);
-  App app(config, std::move(store));
+  std::string key = environment_key ? *environment_key : card_key_from_file(config.data_dir);
+  crypto::Sealer card_numbers(key);
+  OPENSSL_cleanse(key.data(), key.size());
+  if (environment_key) OPENSSL_cleanse(environment_key->data(), environment_key->size());
+  App app(config, std::move(store), std::move(card_numbers));
   http::Handlers handlers;
   handlers.handle = [&app](http::Request& request) { return app.handle(request); };
   handlers.render_error = [&app](const Error& error, const http::Request& request) {
@@ -341,7 +356,8 @@ int command_serve(const Config& config) {
     log::write(log::Level::warn, "server.listening",
                {{"address", "http://" + options.host + ":" + std::to_string(port)},
                 {"environment", config.environment},
-                {"engine", config.database_url.empty() ? "sqlite" : "postgres"}});
+                {"engine", config.database_url.empty() ? "sqlite" : "postgres"},
+                {"card_key", environment_key ? k_card_key_variable : "data folder"}});
   };
   std::signal(SIGPIPE, SIG_IGN);
   http::Server server(options, handlers);

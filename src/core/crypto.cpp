@@ -6,6 +6,8 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include <climits>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -48,6 +50,32 @@ std::string encode(std::string_view bytes, const char* alphabet, bool pad) {
     if (pad) out += '=';
   }
   return out;
+}
+
+struct CipherContextFree {
+  void operator()(EVP_CIPHER_CTX* context) const { EVP_CIPHER_CTX_free(context); }
+};
+using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, CipherContextFree>;
+
+const unsigned char* bytes_of(std::string_view text) {
+  return reinterpret_cast<const unsigned char*>(text.data());
+}
+
+// A GCM context keyed and nonced for one message, with `aad` already fed; null on failure.
+CipherContext gcm_context(bool encrypt, const std::string& key, std::string_view nonce,
+                          std::string_view aad) {
+  CipherContext context(EVP_CIPHER_CTX_new());
+  if (!context) return nullptr;
+  auto init = encrypt ? EVP_EncryptInit_ex : EVP_DecryptInit_ex;
+  auto update = encrypt ? EVP_EncryptUpdate : EVP_DecryptUpdate;
+  int ignored = 0;
+  bool ok = init(context.get(), EVP_aes_256_gcm(), nullptr, nullptr, nullptr) == 1 &&
+            EVP_CIPHER_CTX_ctrl(context.get(), EVP_CTRL_GCM_SET_IVLEN,
+                                static_cast<int>(nonce.size()), nullptr) == 1 &&
+            init(context.get(), nullptr, nullptr, bytes_of(key), bytes_of(nonce)) == 1 &&
+            (aad.empty() || update(context.get(), nullptr, &ignored, bytes_of(aad),
+                                   static_cast<int>(aad.size())) == 1);
+  return ok ? std::move(context) : nullptr;
 }
 
 constexpr char k_base64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -111,6 +139,75 @@ std::string base64_decode(std::string_view text, bool& ok) {
 bool constant_time_equal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+Sealer::Sealer(std::string_view key) : key_(key) {
+  if (key_.size() != k_key_size) {
+    OPENSSL_cleanse(key_.data(), key_.size());
+    throw std::invalid_argument("an AES-256-GCM key is 32 bytes");
+  }
+}
+
+Sealer::~Sealer() { OPENSSL_cleanse(key_.data(), key_.size()); }
+
+Sealer::Sealer(Sealer&& other) noexcept : key_(std::move(other.key_)) { other.key_.clear(); }
+
+Sealer& Sealer::operator=(Sealer&& other) noexcept {
+  if (this != &other) {
+    OPENSSL_cleanse(key_.data(), key_.size());
+    key_ = std::move(other.key_);
+    other.key_.clear();
+  }
+  return *this;
+}
+
+std::string Sealer::seal(std::string_view plain, std::string_view aad) const {
+  if (key_.size() != k_key_size) throw std::logic_error("Sealer used after it was moved from");
+  if (plain.size() > INT_MAX / 2 || aad.size() > INT_MAX / 2) {
+    throw std::invalid_argument("text too long to seal");
+  }
+  std::string out = random_bytes(k_nonce_size);
+  CipherContext context = gcm_context(true, key_, out, aad);
+  if (!context) throw std::runtime_error("AES-256-GCM setup failed");
+  out.resize(k_nonce_size + plain.size() + k_tag_size);
+  auto* cipher = reinterpret_cast<unsigned char*>(out.data() + k_nonce_size);
+  int written = 0, final_written = 0;
+  if ((!plain.empty() && EVP_EncryptUpdate(context.get(), cipher, &written, bytes_of(plain),
+                                           static_cast<int>(plain.size())) != 1) ||
+      EVP_EncryptFinal_ex(context.get(), cipher + written, &final_written) != 1 ||
+      EVP_CIPHER_CTX_ctrl(context.get(), EVP_CTRL_GCM_GET_TAG, static_cast<int>(k_tag_size),
+                          cipher + plain.size()) != 1) {
+    throw std::runtime_error("AES-256-GCM sealing failed");
+  }
+  return base64(out);
+}
+
+std::optional<std::string> Sealer::open(std::string_view sealed, std::string_view aad) const {
+  if (key_.size() != k_key_size || sealed.size() > INT_MAX / 2 || aad.size() > INT_MAX / 2) {
+    return std::nullopt;
+  }
+  bool decoded = false;
+  std::string raw = base64_decode(sealed, decoded);
+  if (!decoded || raw.size() < k_nonce_size + k_tag_size) return std::nullopt;
+  std::string_view nonce(raw.data(), k_nonce_size);
+  std::string_view cipher(raw.data() + k_nonce_size, raw.size() - k_nonce_size - k_tag_size);
+  std::string tag = raw.substr(raw.size() - k_tag_size);
+  CipherContext context = gcm_context(false, key_, nonce, aad);
+  if (!context) return std::nullopt;
+  std::string plain(cipher.size(), '\0');
+  auto* out = reinterpret_cast<unsigned char*>(plain.data());
+  int written = 0, final_written = 0;
+  bool ok = (cipher.empty() || EVP_DecryptUpdate(context.get(), out, &written, bytes_of(cipher),
+                                                 static_cast<int>(cipher.size())) == 1) &&
+            EVP_CIPHER_CTX_ctrl(context.get(), EVP_CTRL_GCM_SET_TAG,
+                                static_cast<int>(k_tag_size), tag.data()) == 1 &&
+            EVP_DecryptFinal_ex(context.get(), out + written, &final_written) == 1;
+  if (!ok) {
+    // Nothing of an unauthenticated text leaves this function.
+    OPENSSL_cleanse(plain.data(), plain.size());
+    return std::nullopt;
+  }
+  return plain;
 }
 
 }  // namespace tesoro::crypto

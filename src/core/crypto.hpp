@@ -2,6 +2,7 @@
 // Thin wrappers over OpenSSL: hashing, HMAC, randomness. Secrets are stored only as sha256 hashes;
 // they are 256-bit random values, so a fast hash is enough (no dictionary to attack).
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,34 @@ std::string base64url(std::string_view bytes);
 std::string base64(std::string_view bytes);
 std::string base64_decode(std::string_view text, bool& ok);
 bool constant_time_equal(std::string_view a, std::string_view b);
+
+// AES-256-GCM sealing of small secrets kept in the database (card numbers). A sealed text is
+// base64 of nonce (12 random bytes) | ciphertext | tag (16 bytes). The associated data is
+// authenticated but not stored: a sealed text opens only with the same `aad` it was sealed with,
+// so binding it to its row (tenant and record id) stops it from being moved to another row.
+// Thread-safe: the methods are const and make their own cipher context. Never logs.
+class Sealer {
+ public:
+  static constexpr std::size_t k_key_size = 32;
+  static constexpr std::size_t k_nonce_size = 12;
+  static constexpr std::size_t k_tag_size = 16;
+
+  // Throws std::invalid_argument unless `key` is exactly 32 bytes (raw, not base64).
+  explicit Sealer(std::string_view key);
+  ~Sealer();  // wipes the key
+  Sealer(Sealer&& other) noexcept;
+  Sealer& operator=(Sealer&& other) noexcept;
+  Sealer(const Sealer&) = delete;
+  Sealer& operator=(const Sealer&) = delete;
+
+  // A fresh random nonce each call: sealing one text twice gives two different results.
+  std::string seal(std::string_view plain, std::string_view aad) const;
+  // nullopt when `sealed` is not base64, too short, or was altered in any byte, or when `aad`
+  // (or the key) differs from the sealing one.
+  std::optional<std::string> open(std::string_view sealed, std::string_view aad) const;
+
+ private:
+  std::string key_;
+};
 
 }  // namespace tesoro::crypto

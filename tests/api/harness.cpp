@@ -75,6 +75,18 @@ std::size_t write_header(char* data, std::size_t size, std::size_t count, void* 
   return size * count;
 }
 
+// This process's environment with `changes` applied ("NAME=value" sets, "NAME" unsets).
+std::vector<std::string> environment_with(const std::vector<std::string>& changes) {
+  std::vector<std::string> out;
+  for (char** entry = environ; *entry; ++entry) out.emplace_back(*entry);
+  for (const std::string& change : changes) {
+    std::string name = change.substr(0, change.find('='));
+    std::erase_if(out, [&](const std::string& entry) { return entry.rfind(name + "=", 0) == 0; });
+    if (change.find('=') != std::string::npos) out.push_back(change);
+  }
+  return out;
+}
+
 std::string fresh_database_url() {
   const char* base = std::getenv("TESORO_TEST_DATABASE_URL");
   static std::mt19937_64 random{std::random_device{}()};
@@ -90,7 +102,40 @@ std::string fresh_database_url() {
   return url.substr(0, slash + 1) + name + (question == std::string::npos ? "" : url.substr(question));
 }
 
+// 32 random bytes in base64, what `openssl rand -base64 32` prints.
+std::string random_card_key() {
+  static constexpr char k_alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::random_device device;
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (int i = 0; i < 32; ++i) {
+    buffer = (buffer << 8) | (device() & 0xFF);
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += k_alphabet[(buffer >> bits) & 63];
+    }
+  }
+  out += k_alphabet[(buffer << (6 - bits)) & 63];  // the last 2 bits, padded with zeros
+  return out + "=";
+}
+
+// Before main (one thread, before any server starts): every process of the run inherits it.
+[[maybe_unused]] const bool k_card_key_set = [] {
+  const char* url = std::getenv("TESORO_TEST_DATABASE_URL");
+  const char* given = std::getenv("TESORO_CARD_KEY");
+  if (url && *url && !(given && *given)) ::setenv("TESORO_CARD_KEY", random_card_key().c_str(), 1);
+  return true;
+}();
+
 }  // namespace
+
+std::string card_key() {
+  const char* key = std::getenv("TESORO_CARD_KEY");
+  return is_postgres() && key ? key : "";
+}
 
 bool is_postgres() {
   const char* url = std::getenv("TESORO_TEST_DATABASE_URL");
@@ -227,16 +272,21 @@ int Server::spawn(int port) {
   }
   for (const std::string& arg : options_.extra_args) args.push_back(arg);
   std::string log_path = data_dir_ + "/server.log";
+  // Everything execve needs is built before fork: the child only opens, dups and execs.
+  std::vector<std::string> environment = environment_with(options_.environment);
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a crashed test binary leaves no server behind
     int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     ::dup2(fd, 2);
     ::dup2(fd, 1);
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
+    ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
   for (int attempt = 0; attempt < 200; ++attempt) {

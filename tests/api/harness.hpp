@@ -31,6 +31,8 @@ struct Request {
 struct ServerOptions {
   std::vector<std::string> extra_args;  // more `tesoro serve` flags
   bool rate_limited = false;            // default: --rate-limit 0
+  // Environment changes for the `tesoro serve` processes: "NAME=value" sets, "NAME" unsets.
+  std::vector<std::string> environment;
 };
 
 class Server {
@@ -92,6 +94,10 @@ std::string tesoro_bin();
 std::string account_holder_body(const std::string& external_id);
 std::string new_uuid();
 bool is_postgres();
+// The card-number key (TESORO_CARD_KEY, base64 of 32 bytes) every process this run starts
+// inherits on PostgreSQL, where serve refuses to start without one: one random key per run,
+// unless the run was given one. Empty on SQLite (the data folder's key file is used).
+std::string card_key();
 // Store flags for a database nobody initialised: `--data <data_dir>` on SQLite, or
 // `--database-url` of a new empty PostgreSQL database.
 std::vector<std::string> empty_store_flags(const std::string& data_dir);

@@ -1,9 +1,11 @@
 #pragma once
 // Cardholders: the people cards are issued to. Every field but first_name and last_name is
 // optional; a PATCH sets, keeps (absent) or clears (null) each optional field.
+#include <cstdint>
 #include <optional>
 #include <string>
 
+#include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
 #include "domain/ledger/account_holders.hpp"
@@ -43,9 +45,16 @@ Result<Cardholder> create_cardholder(store::Tx& tx, const std::string& tenant_id
 // 404 item_not_found ("cardholder not found") when absent or another tenant's.
 Result<Cardholder> get_cardholder(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id);
+// get_cardholder with the row locked until the unit ends (on engines with row locks): a PATCH
+// reads, merges and replaces, and two at once must not lose one's changes.
+Result<Cardholder> lock_cardholder(store::Tx& tx, const std::string& tenant_id,
+                                   const std::string& id);
 // Replaces every field with `fields` (the handler merged the PATCH into the stored record).
 Result<Cardholder> replace_cardholder(store::Tx& tx, const std::string& tenant_id,
                                       const std::string& id, const CardholderFields& fields,
                                       time::Micros now);
+// Newest first.
+Result<PageOf<Cardholder>> list_cardholders(store::Tx& tx, const std::string& tenant_id,
+                                            std::int64_t offset, std::int64_t limit);
 
 }  // namespace tesoro::cards

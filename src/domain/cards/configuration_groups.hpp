@@ -32,6 +32,18 @@ Result<PageOf<ConfigurationGroup>> list_configuration_groups(store::Tx& tx,
                                                              const std::string& tenant_id,
                                                              std::int64_t offset,
                                                              std::int64_t limit);
+// What a PATCH changes; absent members are kept.
+struct ConfigurationGroupChanges {
+  std::optional<std::string> name;
+  // A value sets the group's control: a control's id, or none (the inner nullopt) to clear it.
+  std::optional<std::optional<std::string>> spending_control_id;
+};
+// 404 item_not_found for an unknown group, or a spending_control_id naming no control of the
+// tenant.
+Result<ConfigurationGroup> update_configuration_group(store::Tx& tx, const std::string& tenant_id,
+                                                      const std::string& id,
+                                                      const ConfigurationGroupChanges& changes,
+                                                      time::Micros now);
 // The tenant's default group, made on first use (init and tenant create make it; a tenant
 // created before cards existed gets it here). Safe when two units make it at once.
 ConfigurationGroup default_configuration_group(store::Tx& tx, const std::string& tenant_id,

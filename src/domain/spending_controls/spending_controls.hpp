@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/page.hpp"
@@ -13,6 +15,17 @@
 #include "store/store.hpp"
 
 namespace tesoro::spending_controls {
+
+// What a rule may hold.
+inline constexpr std::size_t k_rule_values_max = 500;     // MCCs or merchant ids of a rule
+inline constexpr std::size_t k_mid_max_chars = 15;        // a merchant id
+inline constexpr std::size_t k_pattern_max_chars = 200;   // a merchant_name allow_pattern
+// What matching a merchant name against a pattern may cost (PCRE2 match and depth limits, the
+// heap in KiB). A pattern that backtracks catastrophically hits them within about a
+// millisecond; the rule then refuses (fails closed) instead of holding a worker.
+inline constexpr std::uint32_t k_pattern_match_limit = 100'000;
+inline constexpr std::uint32_t k_pattern_depth_limit = 10'000;
+inline constexpr std::uint32_t k_pattern_heap_limit_kib = 8'192;
 
 // The rule types, in the order an authorization checks them.
 inline const std::vector<std::string>& rule_types() {
@@ -72,8 +85,55 @@ struct Window {
 };
 Window window_of(Period period, time::Micros now);
 
+// Why `pattern` is not a valid merchant_name pattern: PCRE2's message and the offset where it
+// stopped; nullopt when it compiles.
+std::optional<std::string> pattern_error(std::string_view pattern);
+
 // 404 item_not_found ("spending control not found") when absent or another tenant's.
 Result<SpendingControl> get_spending_control(store::Tx& tx, const std::string& tenant_id,
                                              const std::string& id);
+// get_spending_control with the row locked until the unit ends (on engines with row locks).
+// Whoever makes a card or a group name a control takes this lock, and so does a delete: a
+// delete then either sees the new reference (409) or the reference finds no control (404).
+Result<SpendingControl> lock_spending_control(store::Tx& tx, const std::string& tenant_id,
+                                              const std::string& id);
+// Newest first.
+Result<PageOf<SpendingControl>> list_spending_controls(store::Tx& tx,
+                                                       const std::string& tenant_id,
+                                                       std::int64_t offset, std::int64_t limit);
+
+// A rule as a request gives it: the rule, and the currency each amount was given in, by field
+// (daily, weekly, monthly), which must be the control's currency.
+struct RuleInput {
+  Rule rule;
+  std::vector<std::pair<std::string, std::string>> amount_currencies;
+};
+struct NewSpendingControl {
+  std::string name;
+  std::string currency_code;
+  std::vector<RuleInput> rules;  // at most one per type (the caller checked)
+};
+// 422 currency_mismatch at rules.<n>.<field>.currency for each amount in another currency.
+Result<SpendingControl> create_spending_control(store::Tx& tx, const std::string& tenant_id,
+                                                const NewSpendingControl& input,
+                                                time::Micros now);
+// Renames the control when `name` is given (a PATCH); 404 item_not_found.
+Result<SpendingControl> update_spending_control(store::Tx& tx, const std::string& tenant_id,
+                                                const std::string& id,
+                                                const std::optional<std::string>& name,
+                                                time::Micros now);
+// 404 item_not_found; 409 spending_control_in_use while a card (its own control) or a
+// configuration group names it.
+Status delete_spending_control(store::Tx& tx, const std::string& tenant_id,
+                               const std::string& id, time::Micros now);
+// Adds the rule, or replaces the control's rule of the same type. 404 item_not_found; 422
+// currency_mismatch at <field>.currency for an amount in another currency than the control's.
+Result<SpendingControl> put_rule(store::Tx& tx, const std::string& tenant_id,
+                                 const std::string& id, const RuleInput& input,
+                                 time::Micros now);
+// 404 item_not_found for an unknown control, or when it has no rule of that type.
+Result<SpendingControl> delete_rule(store::Tx& tx, const std::string& tenant_id,
+                                    const std::string& id, const std::string& type,
+                                    time::Micros now);
 
 }  // namespace tesoro::spending_controls
