@@ -13,6 +13,7 @@ void add_cardholder_routes(Routes& routes);
 void add_configuration_group_routes(Routes& routes);
 void add_spending_control_routes(Routes& routes);
 void add_card_routes(Routes& routes);
+void add_card_transaction_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -26,6 +27,7 @@ std::span<const AddRoutes> route_groups() {
       add_configuration_group_routes,
       add_spending_control_routes,
       add_card_routes,
+      add_card_transaction_routes,
   };
   return k_groups;
 }

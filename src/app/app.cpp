@@ -7,6 +7,8 @@
 #include "core/ids.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "domain/cards/card_transactions.hpp"
+#include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
 
@@ -264,6 +266,22 @@ void App::start_background() {
         });
         if (positioned.value() > 0) metrics::count_worker_run("events.sequencer", false);
         return positioned.value() >= limits::k_event_sequence_batch_max;
+      }});
+  // Card authorizations whose hold ran out on their tenant's clock, a bounded chunk per unit;
+  // woken by a sandbox clock advance so that an advance expires holds at once.
+  runner_.add(workers::PeriodicWorker{
+      "cards.authorization_expiry",
+      std::chrono::milliseconds(limits::k_authorization_expiry_interval_ms),
+      {std::string(tenant_clock::k_advanced_topic)},
+      [](store::Store& store, time::Micros real_now) {
+        auto expired = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+          return cards::expire_due(tx, real_now, limits::k_authorization_expiry_chunk_rows);
+        });
+        if (expired.value() > 0) {
+          log::write(log::Level::info, "cards.authorizations_expired", {{"count", expired.value()}});
+          metrics::count_worker_run("cards.authorization_expiry", false);
+        }
+        return expired.value() >= limits::k_authorization_expiry_chunk_rows;
       }});
   runner_.start();
 }

@@ -13,6 +13,7 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "domain/auth/credentials.hpp"
+#include "domain/cards/card_transactions.hpp"
 #include "domain/cards/configuration_groups.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
@@ -296,14 +297,19 @@ int command_verify(const StoreFlags& flags) {
   // Read-only: no migration, no file created; a replica or a wrong path is fine to point at.
   auto store = open_initialised(flags, /*read_only=*/true);
   auto violations = store->read<std::vector<std::string>>(
-      [](store::Tx& tx) -> Result<std::vector<std::string>> { return ledger::verify(tx); });
+      [](store::Tx& tx) -> Result<std::vector<std::string>> {
+        std::vector<std::string> violations = ledger::verify(tx);
+        for (std::string& violation : cards::verify(tx)) violations.push_back(std::move(violation));
+        return violations;
+      });
   if (!violations) return fail(violations.error());
   for (const std::string& violation : violations.value()) std::cout << "violation: " << violation << "\n";
   if (!violations->empty()) {
     std::cerr << "tesoro: " << violations->size() << " ledger invariant(s) broken\n";
     return 2;
   }
-  std::cout << "ledger ok: every entry balances and every balance equals its postings\n";
+  std::cout << "ledger ok: every entry balances, every balance equals its postings and every "
+               "card hold equals what its authorizations hold\n";
   return 0;
 }
 

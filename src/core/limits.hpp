@@ -38,6 +38,10 @@ inline constexpr int k_job_attempts_max = 8;           // then the job is kept a
 inline constexpr std::int64_t k_job_backoff_max_seconds = 3600;
 inline constexpr std::int64_t k_sweep_chunk_rows = 500;  // rows one sweeper unit deletes
 inline constexpr std::int64_t k_event_sequence_batch_max = 1000;  // events positioned per unit
+// Card authorizations whose hold ran out, expired per unit; and how often the expiry worker
+// looks when no clock advance wakes it (real time: a hold lasts days).
+inline constexpr std::int64_t k_authorization_expiry_chunk_rows = 100;
+inline constexpr int k_authorization_expiry_interval_ms = 1000;
 
 // Identifiers and keys
 inline constexpr std::size_t k_id_random_chars = 22;

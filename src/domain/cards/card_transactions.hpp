@@ -106,6 +106,15 @@ Result<CardTransaction> reverse(store::Tx& tx, const std::string& tenant_id,
 Result<CardTransaction> refund(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                                std::optional<std::int64_t> amount_minor, time::Micros now);
 
+// One of the steps above for the API, whose amounts carry a currency: 404 item_not_found for an
+// unknown transaction, then 422 currency_mismatch (at amount.currency) when `currency` is given
+// and is not the transaction's, then as the step itself.
+enum class Step { capture, increment, reverse, refund };
+Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
+                                   const std::string& id, Step step,
+                                   std::optional<std::int64_t> amount_minor,
+                                   const std::optional<std::string>& currency, time::Micros now);
+
 Result<CardTransaction> get_card_transaction(store::Tx& tx, const std::string& tenant_id,
                                              const std::string& id);
 // Newest first.

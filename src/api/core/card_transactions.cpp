@@ -1,0 +1,210 @@
+// Card transactions: POST /v1/sandbox/cards/{card_id}/authorizations, POST
+// /v1/sandbox/card_transactions/{id}/capture|increment|reverse|refund, GET
+// /v1/cards/{card_id}/transactions, GET /v1/cards/{card_id}/transactions/{id}.
+#include "api/context.hpp"
+#include "api/lists.hpp"
+#include "api/validation/fields.hpp"
+#include "api/validation/readers.hpp"
+#include "domain/cards/card_transactions.hpp"
+
+namespace tesoro::api {
+namespace {
+
+const std::vector<std::string> k_channels = {"online_purchase", "physical_purchase",
+                                             "atm_withdrawal"};
+
+bool is_digits(std::string_view text) {
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// ASCII letters and digits only (std::isalnum would follow the locale).
+bool is_alphanumeric(std::string_view text) {
+  for (char c : text) {
+    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+json::object card_transaction_json(const cards::CardTransaction& t) {
+  auto money = [&](std::int64_t amount_minor) { return money_json(amount_minor, t.currency); };
+  json::array history;
+  for (const cards::TransactionStep& step : t.history) {
+    history.push_back(json::object{{"type", step.type},
+                                   {"amount", money(step.amount_minor)},
+                                   {"performed_at", step.performed_at}});
+  }
+  json::value declined_by = nullptr;
+  if (t.declined_by) {
+    declined_by = json::object{{"spending_control_id", t.declined_by->spending_control_id},
+                               {"rule_type", t.declined_by->rule_type}};
+  }
+  const spending_controls::Merchant& m = t.purchase.merchant;
+  return json::object{
+      {"id", t.id},
+      {"card_id", t.card_id},
+      {"type", t.type},
+      {"state", t.state},
+      {"amount", money(t.amount_minor)},
+      {"held_amount", money(t.held_minor)},
+      {"captured_amount", money(t.captured_minor)},
+      {"reversed_amount", money(t.reversed_minor)},
+      {"released_amount", money(t.released_minor)},
+      {"expired_amount", money(t.expired_minor)},
+      {"refunded_amount", money(t.refunded_minor)},
+      {"channel", t.purchase.channel},
+      {"merchant",
+       json::object{{"name", m.name}, {"mcc", m.mcc}, {"mid", m.mid}, {"country", m.country}}},
+      {"decline_reason", optional_json(t.decline_reason)},
+      {"iso8583_code", t.iso8583_code},
+      {"declined_by", std::move(declined_by)},
+      {"history", std::move(history)},
+      {"expires_at", optional_json(t.expires_at)},
+      {"inserted_at", t.inserted_at},
+      {"updated_at", t.updated_at}};
+}
+
+spending_controls::Merchant read_merchant(ObjectReader& parent, Problems& problems) {
+  spending_controls::Merchant merchant;
+  const json::object* object = parent.object("merchant", Need::required);
+  if (!object) return merchant;
+  ObjectReader reader(*object, parent.path("merchant"), problems);
+  merchant.name = required_text(reader, "name", 100, problems);
+  auto mcc = reader.string("mcc", Need::required, 4);
+  if (mcc && (mcc->size() != 4 || !is_digits(*mcc))) {
+    problems.invalid(reader.path("mcc"), "must be four digits");
+  }
+  merchant.mcc = mcc.value_or("");
+  auto mid = reader.string("mid", Need::required, 15);
+  if (mid && (mid->empty() || !is_alphanumeric(*mid))) {
+    problems.invalid(reader.path("mid"), "must be 1 to 15 letters or digits");
+  }
+  merchant.mid = mid.value_or("");
+  merchant.country = required_country(reader, "country", problems);
+  reader.reject_unknown();
+  return merchant;
+}
+
+Result<cards::AuthorizationRequest> decode_authorization(std::string_view body,
+                                                         const std::vector<std::string>& currencies,
+                                                         Problems& problems) {
+  auto parsed = parse_object(body);
+  if (!parsed) return std::move(parsed).error();
+  ObjectReader reader(parsed.value(), "", problems);
+  cards::AuthorizationRequest request;
+  auto amount = read_money(reader, "amount", Need::required, currencies, problems);
+  if (amount) {
+    request.amount_minor = amount->amount_minor;
+    request.currency = amount->currency;
+  }
+  request.purchase.merchant = read_merchant(reader, problems);
+  request.purchase.channel = reader.one_of("channel", Need::required, k_channels).value_or("");
+  reader.reject_unknown();
+  if (!problems.empty()) return problems.to_error();
+  return request;
+}
+
+http::Response authorize(Context& context) {
+  Problems problems;
+  std::string card_id =
+      check_path_id(context.param("card_id"), "car", "a card", problems, "card_id");
+  auto request = decode_authorization(context.request.body,
+                                      context.services.settings.card_currencies, problems);
+  if (!request) return context.error(request.error());
+  return context.write([&](store::Tx& tx) -> Result<http::Response> {
+    auto made = cards::authorize(tx, context.tenant_id(), card_id, request.value(), context.now());
+    if (!made) return std::move(made).error();
+    return json_response(201, card_transaction_json(made.value()));
+  });
+}
+
+// A step's body: `amount`, required for increment, else optional (the whole open amount). An
+// empty body is an empty object: `capture` needs nothing more.
+http::Response step(Context& context, cards::Step step, Need amount_need) {
+  Problems problems;
+  std::string id = check_path_id(context.param("id"), "ctx", "a card transaction", problems);
+  std::string_view body = context.request.body;
+  auto parsed = body.find_first_not_of(" \t\r\n") == std::string_view::npos
+                    ? Result<json::object>(json::object{})
+                    : parse_object(body);
+  if (!parsed) return context.error(parsed.error());
+  ObjectReader reader(parsed.value(), "", problems);
+  auto amount = read_money(reader, "amount", amount_need,
+                           context.services.settings.card_currencies, problems);
+  reader.reject_unknown();
+  if (!problems.empty()) return context.error(problems.to_error());
+  std::optional<std::int64_t> amount_minor;
+  std::optional<std::string> currency;
+  if (amount) {
+    amount_minor = amount->amount_minor;
+    currency = amount->currency;
+  }
+  return context.write([&](store::Tx& tx) -> Result<http::Response> {
+    auto done = cards::apply_step(tx, context.tenant_id(), id, step, amount_minor, currency,
+                                  context.now());
+    if (!done) return std::move(done).error();
+    return json_response(200, card_transaction_json(done.value()));
+  });
+}
+
+http::Response capture(Context& context) { return step(context, cards::Step::capture, Need::optional); }
+http::Response increment(Context& context) {
+  return step(context, cards::Step::increment, Need::required);
+}
+http::Response reverse(Context& context) { return step(context, cards::Step::reverse, Need::optional); }
+http::Response refund(Context& context) { return step(context, cards::Step::refund, Need::optional); }
+
+http::Response list(Context& context) {
+  Problems problems;
+  std::string card_id =
+      check_path_id(context.param("card_id"), "car", "a card", problems, "card_id");
+  QueryReader query(context.query, problems);
+  Page page = read_page(query);
+  query.reject_unknown();
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    auto found = cards::list_card_transactions(tx, context.tenant_id(), card_id, page.offset(),
+                                               page.size);
+    if (!found) return std::move(found).error();
+    json::array items;
+    for (const auto& item : found->items) items.push_back(card_transaction_json(item));
+    return json_response(200, json::object{{"card_id", card_id},
+                                           {"transactions", std::move(items)},
+                                           {"pagination", pagination_json(page, found->total_items)}});
+  });
+}
+
+http::Response show(Context& context) {
+  Problems problems;
+  std::string card_id =
+      check_path_id(context.param("card_id"), "car", "a card", problems, "card_id");
+  std::string id = check_path_id(context.param("id"), "ctx", "a card transaction", problems);
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    auto found = cards::get_card_transaction(tx, context.tenant_id(), id);
+    // Under another card it is not found either: the path names both.
+    if (found && found->card_id != card_id) return errors::item_not_found("card transaction");
+    if (!found) return std::move(found).error();
+    return json_response(200, card_transaction_json(found.value()));
+  });
+}
+
+}  // namespace
+
+void add_card_transaction_routes(Routes& routes) {
+  const std::string sandbox = "/v1/sandbox/card_transactions/{id}";
+  routes.push_back({"POST", "/v1/sandbox/cards/{card_id}/authorizations", AuthKind::core, "cards",
+                    authorize, true});
+  routes.push_back({"POST", sandbox + "/capture", AuthKind::core, "cards", capture, true});
+  routes.push_back({"POST", sandbox + "/increment", AuthKind::core, "cards", increment, true});
+  routes.push_back({"POST", sandbox + "/reverse", AuthKind::core, "cards", reverse, true});
+  routes.push_back({"POST", sandbox + "/refund", AuthKind::core, "cards", refund, true});
+  routes.push_back({"GET", "/v1/cards/{card_id}/transactions", AuthKind::core, "cards", list});
+  routes.push_back(
+      {"GET", "/v1/cards/{card_id}/transactions/{id}", AuthKind::core, "cards", show});
+}
+
+}  // namespace tesoro::api
