@@ -241,7 +241,20 @@ void ObjectReader::reject_unknown() {
   }
 }
 
-QueryReader::QueryReader(std::string_view query, Problems& problems) : problems_(problems) {
+QueryReader::QueryReader(std::string_view raw_query, Problems& problems) : problems_(problems) {
+  // Filters are named like `performed_at[gte]`, and most clients send the brackets as they are,
+  // although RFC 3986 wants them percent-encoded in a query: accept both spellings.
+  std::string query;
+  query.reserve(raw_query.size());
+  for (char c : raw_query) {
+    if (c == '[') {
+      query += "%5B";
+    } else if (c == ']') {
+      query += "%5D";
+    } else {
+      query += c;
+    }
+  }
   auto parsed = boost::urls::parse_query(query);
   if (!parsed) {
     problems_.invalid("query", "malformed query string");
