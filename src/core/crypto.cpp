@@ -182,6 +182,19 @@ std::string Sealer::seal(std::string_view plain, std::string_view aad) const {
   return base64(out);
 }
 
+std::string Sealer::fingerprint(std::string_view plain) const {
+  // A key of its own for HMAC (never the AES key itself), derived from the sealing key.
+  std::string raw_key(32, '\0');
+  unsigned int length = 0;
+  static constexpr std::string_view k_label = "tesoro card number fingerprint";
+  HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
+       reinterpret_cast<const unsigned char*>(k_label.data()), k_label.size(),
+       reinterpret_cast<unsigned char*>(raw_key.data()), &length);
+  std::string out = hmac_sha256_hex(raw_key, plain);
+  OPENSSL_cleanse(raw_key.data(), raw_key.size());
+  return out;
+}
+
 std::optional<std::string> Sealer::open(std::string_view sealed, std::string_view aad) const {
   if (key_.size() != k_key_size || sealed.size() > INT_MAX / 2 || aad.size() > INT_MAX / 2) {
     return std::nullopt;

@@ -43,6 +43,10 @@ class Sealer {
   // nullopt when `sealed` is not base64, too short, or was altered in any byte, or when `aad`
   // (or the key) differs from the sealing one.
   std::optional<std::string> open(std::string_view sealed, std::string_view aad) const;
+  // A keyed one-way fingerprint of `plain` (hex HMAC-SHA256 under a key derived from this one):
+  // equal texts have equal fingerprints, so a unique index can refuse a duplicate card number
+  // without the number being stored in clear or guessable from its (small) space.
+  std::string fingerprint(std::string_view plain) const;
 
  private:
   std::string key_;

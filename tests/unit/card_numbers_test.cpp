@@ -157,3 +157,16 @@ TEST(Sealer, RefusesAKeyThatIsNot32Bytes) {
   EXPECT_THROW(crypto::Sealer(crypto::random_bytes(33)), std::invalid_argument);
   EXPECT_THROW(crypto::Sealer(""), std::invalid_argument);
 }
+
+TEST(Sealer, FingerprintsAreStablePerKeyAndHideTheNumber) {
+  crypto::Sealer sealer = test_sealer();
+  const std::string number = card_numbers::generate_card_number();
+  const std::string fingerprint = sealer.fingerprint(number);
+  EXPECT_EQ(sealer.fingerprint(number), fingerprint);  // a unique index can compare them
+  EXPECT_EQ(fingerprint.size(), 64u);
+  EXPECT_EQ(fingerprint.find(number), std::string::npos);
+  EXPECT_NE(sealer.fingerprint(card_numbers::generate_card_number()), fingerprint);
+  // Without the key the fingerprint cannot be recomputed, so the 10^9 numbers cannot be tried.
+  EXPECT_NE(test_sealer().fingerprint(number), fingerprint);
+  EXPECT_NE(crypto::sha256_hex(number), fingerprint);
+}

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "core/crypto.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/cards.hpp"
 #include "domain/cards/configuration_groups.hpp"
@@ -63,9 +64,9 @@ class CardTransactionsTest : public test_stores::EngineStoreTest {
     input.configuration_group_id = group;
     input.initial_balance_minor = balance;
     input.initial_balance_currency = "COP";
-    auto seal = [](std::string_view number, std::string_view) { return std::string(number); };
+    static const crypto::Sealer sealer(std::string(crypto::Sealer::k_key_size, 'k'));
     cards::Card made = write<cards::Card>([&](store::Tx& tx) {
-      return cards::create_card(tx, k_tenant, input, seal, now);
+      return cards::create_card(tx, k_tenant, input, sealer, now);
     });
     if (made.state == "pending_activation") {
       made = write<cards::Card>([&](store::Tx& tx) {

@@ -175,12 +175,9 @@ http::Response card_response(Context& context, store::Tx& tx, cards::Card card, 
 http::Response create(Context& context) {
   auto input = decode_new_card(context.request.body, context.services.settings, context.now());
   if (!input) return context.error(input.error());
-  const crypto::Sealer& sealer = context.services.card_numbers;
-  cards::SealNumber seal = [&](std::string_view number, std::string_view binding) {
-    return sealer.seal(number, binding);
-  };
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto card = cards::create_card(tx, context.tenant_id(), input.value(), seal, context.now());
+    auto card = cards::create_card(tx, context.tenant_id(), input.value(),
+                                   context.services.card_numbers, context.now());
     if (!card) return std::move(card).error();
     return card_response(context, tx, std::move(card).value(), 201);
   });

@@ -100,21 +100,32 @@ Status check_references(store::Tx& tx, const std::string& tenant_id, const NewCa
   return ok_status();
 }
 
-void insert_card(store::Tx& tx, const std::string& tenant_id, const Card& card,
-                 const std::string& sealed_number) {
-  tx.exec("INSERT INTO cards (tenant_id, id, account_id, prepaid_account_id, cardholder_id, "
-          "configuration_group_id, spending_control_id, nickname, state, type, currency, "
-          "last_four, pan, expiration_month, expiration_year, initial_balance, inserted_at, "
-          "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {tenant_id, card.id, card.account_id, card.prepaid_account_id,
-           optional_value(card.cardholder_id), card.configuration_group_id,
-           optional_value(card.spending_control_id), optional_value(card.nickname), card.state,
-           card.type, card.currency, card.last_four, sealed_number,
-           static_cast<std::int64_t>(card.expiration_month),
-           static_cast<std::int64_t>(card.expiration_year),
-           card.initial_balance_minor ? store::Value(*card.initial_balance_minor)
-                                      : store::Value(nullptr),
-           card.inserted_at, card.updated_at});
+constexpr int k_number_attempts = 8;  // 10^9 numbers: a clash is rare, eight in a row never
+
+// Inserts the card with a new number; a number another card has (by fingerprint) is drawn again.
+Status insert_card(store::Tx& tx, const std::string& tenant_id, Card& card,
+                   const crypto::Sealer& sealer) {
+  for (int attempt = 0; attempt < k_number_attempts; ++attempt) {
+    const std::string number = card_numbers::generate_card_number();
+    card.last_four = number.substr(number.size() - 4);
+    std::int64_t inserted = tx.exec(
+        "INSERT INTO cards (tenant_id, id, account_id, prepaid_account_id, cardholder_id, "
+        "configuration_group_id, spending_control_id, nickname, state, type, currency, "
+        "last_four, pan, pan_fingerprint, expiration_month, expiration_year, initial_balance, "
+        "inserted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (pan_fingerprint) DO NOTHING",
+        {tenant_id, card.id, card.account_id, card.prepaid_account_id,
+         optional_value(card.cardholder_id), card.configuration_group_id,
+         optional_value(card.spending_control_id), optional_value(card.nickname), card.state,
+         card.type, card.currency, card.last_four, sealer.seal(number, tenant_id + ":" + card.id),
+         sealer.fingerprint(number), static_cast<std::int64_t>(card.expiration_month),
+         static_cast<std::int64_t>(card.expiration_year),
+         card.initial_balance_minor ? store::Value(*card.initial_balance_minor)
+                                    : store::Value(nullptr),
+         card.inserted_at, card.updated_at});
+    if (inserted == 1) return ok_status();
+  }
+  return errors::internal();
 }
 
 // Moves money between the card's account and its prepaid balance; both are locked in the
@@ -174,7 +185,7 @@ Error under(Error error, const std::string& field) {
 }  // namespace
 
 Result<Card> create_card(store::Tx& tx, const std::string& tenant_id, const NewCard& input,
-                         const SealNumber& seal, time::Micros now) {
+                         const crypto::Sealer& sealer, time::Micros now) {
   Card card;
   card.id = ids::generate("car");
   if (Status checked = check_references(tx, tenant_id, input, card, now); !checked) {
@@ -194,12 +205,12 @@ Result<Card> create_card(store::Tx& tx, const std::string& tenant_id, const NewC
   auto prepaid = ledger::open_card_account(tx, tenant_id, card.id, card.currency, now);
   if (!prepaid) return std::move(prepaid).error();
   card.prepaid_account_id = prepaid->id;
-  const std::string number = card_numbers::generate_card_number();
-  card.last_four = number.substr(number.size() - 4);
   set_expiration(card, now);
   card.initial_balance_minor = input.initial_balance_minor;
   card.inserted_at = card.updated_at = time::iso(now);
-  insert_card(tx, tenant_id, card, seal(number, tenant_id + ":" + card.id));
+  if (Status inserted = insert_card(tx, tenant_id, card, sealer); !inserted) {
+    return std::move(inserted).error();
+  }
   emit_card_event(tx, tenant_id, card, "card." + card.state, now);
   if (input.initial_balance_minor) {
     if (input.initial_balance_currency != card.currency) {

@@ -7,12 +7,12 @@
 // States: active, blocked, canceled (terminal); physical cards start pending_activation until
 // an activation link is used.
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/crypto.hpp"
 #include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
@@ -53,15 +53,13 @@ struct NewCard {
   std::string initial_balance_currency;
 };
 
-// Seals a card number for storage; `context` binds it to one card (tenant and card id) so that
-// a sealed number copied to another row does not open.
-using SealNumber = std::function<std::string(std::string_view number, std::string_view context)>;
-
 // 404 item_not_found (at account_id, cardholder_id, configuration_group_id or
 // spending_controls.card_target) for an unknown reference; initial_balance: 422
-// currency_mismatch, insufficient_funds (at initial_balance...). Emits card.<state>.
+// currency_mismatch, insufficient_funds (at initial_balance...). Emits card.<state>. The new
+// card number is sealed with `sealer`, bound to the tenant and card id (a sealed number copied
+// to another row does not open), and is unique on the server (by its keyed fingerprint).
 Result<Card> create_card(store::Tx& tx, const std::string& tenant_id, const NewCard& input,
-                         const SealNumber& seal, time::Micros now);
+                         const crypto::Sealer& sealer, time::Micros now);
 
 // A PATCH: nullopt leaves a field; an inner nullopt clears it.
 struct CardChanges {

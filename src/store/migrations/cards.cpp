@@ -83,6 +83,14 @@ std::vector<Migration> card_migrations() {
            // What authorizations hold on an account: its available balance is balance - held.
            "ALTER TABLE ledger_accounts ADD COLUMN held BIGINT NOT NULL DEFAULT 0",
        }},
+      {12,
+       "card_number_fingerprints",
+       {
+           // A keyed fingerprint of the card number: no two cards of the whole server share
+           // a number (global: numbers are global on card networks).
+           "ALTER TABLE cards ADD COLUMN pan_fingerprint TEXT",
+           "CREATE UNIQUE INDEX cards_by_pan_fingerprint ON cards (pan_fingerprint)",
+       }},
   };
 }
 
