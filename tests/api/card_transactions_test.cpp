@@ -32,7 +32,8 @@ std::string text(const json::value& value, std::string_view key) {
 
 std::vector<std::string> paths(const Reply& reply) {
   std::vector<std::string> out;
-  for (const json::value& item : reply.json().at("errors").as_array()) {
+  const json::value body = reply.json();  // kept alive while its array is walked
+  for (const json::value& item : body.at("errors").as_array()) {
     const json::value& path = item.at("path");
     out.push_back(path.is_string() ? std::string(path.as_string()) : "");
   }

@@ -109,6 +109,7 @@ std::string event_data(const CardTransaction& t, std::int64_t amount_minor) {
 void record_step(store::Tx& tx, const std::string& tenant_id, CardTransaction& t,
                  const std::string& type, std::int64_t amount_minor, time::Micros now) {
   t.updated_at = time::iso(now);
+  if (t.state != "pending") t.expires_at.reset();  // only a pending hold expires
   t.history.push_back({type, amount_minor, t.updated_at});
   events::emit(tx, tenant_id, "card_transaction." + type, event_data(t, amount_minor), now);
 }
