@@ -135,6 +135,10 @@ int main(int argc, char** argv) {
   serve->add_option("--database-url", config.database_url, "postgres://... to use PostgreSQL")
       ->envname("TESORO_DATABASE_URL");
   serve->add_option("--listen", config.listen, "HOST:PORT")->envname("TESORO_LISTEN");
+  serve->add_option("--public-url", config.public_url,
+                    "where clients reach this server (the base of activation links' urls)")
+      ->default_str("http://<the --listen address>")
+      ->envname("TESORO_PUBLIC_URL");
   serve->add_option("--environment", config.environment, "sandbox or production")
       ->envname("TESORO_ENVIRONMENT")
       ->check(CLI::IsMember({"sandbox", "production"}));

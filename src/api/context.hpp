@@ -36,6 +36,10 @@ struct Settings {
   std::string environment;                   // sandbox | production, fixed at start
   std::vector<std::string> currencies;       // ISO 4217 codes of the ledger endpoints
   std::vector<std::string> card_currencies;  // ISO 4217 codes of the card endpoints
+  // Where clients reach this server, without a trailing slash (http://host:port, or a proxy's
+  // https://... with an optional path): the base of the urls the server hands out (activation
+  // links).
+  std::string public_url;
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };

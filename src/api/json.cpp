@@ -101,6 +101,16 @@ json::value optional_json(const std::optional<std::string>& text) {
   return text ? json::value(*text) : json::value(nullptr);
 }
 
+std::string loggable_path(std::string_view target) {
+  std::string_view path = target.substr(0, target.find('?'));
+  // By segment, as the router matches: //activate/x reaches the activation page too.
+  std::size_t start = path.find_first_not_of('/');
+  if (start != std::string_view::npos && path.substr(start).starts_with("activate/")) {
+    return std::string(path.substr(0, start)) + "activate/[redacted]";
+  }
+  return std::string(path);
+}
+
 http::Response render_error(const Error& error, const ErrorScope& scope) {
   std::string log_id = ids::generate("log");
   json::object envelope;
@@ -126,7 +136,7 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
       {"log_id", log_id},
       {"request_id", std::string(scope.request_id)},
       {"method", std::string(scope.method)},
-      {"path", std::string(scope.target.substr(0, scope.target.find('?')))},
+      {"path", loggable_path(scope.target)},
       {"tenant_id", std::string(scope.tenant_id)},
       {"status", error.status},
       {"error_codes", codes},

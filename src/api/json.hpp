@@ -27,6 +27,10 @@ struct ErrorScope {
   std::string_view tenant_id;
 };
 
+// The path of a request target as logs may show it: without the query, and with the secret
+// segment of a path that carries one replaced (/activate/{token} -> /activate/[redacted]).
+std::string loggable_path(std::string_view target);
+
 // Renders the contract's envelope, assigns the log_ id and writes the error log line.
 http::Response render_error(const Error& error, const ErrorScope& scope);
 

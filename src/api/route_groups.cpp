@@ -14,6 +14,8 @@ void add_configuration_group_routes(Routes& routes);
 void add_spending_control_routes(Routes& routes);
 void add_card_routes(Routes& routes);
 void add_card_transaction_routes(Routes& routes);
+void add_activation_link_routes(Routes& routes);
+void add_activation_page_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -28,6 +30,8 @@ std::span<const AddRoutes> route_groups() {
       add_spending_control_routes,
       add_card_routes,
       add_card_transaction_routes,
+      add_activation_link_routes,
+      add_activation_page_routes,
   };
   return k_groups;
 }

@@ -28,7 +28,9 @@ double default_burst(const Config& config) {
 }
 
 api::Settings api_settings(const Config& config) {
-  return {config.environment, config.currencies, config.card_currencies};
+  std::string public_url = config.public_url.empty() ? "http://" + config.listen : config.public_url;
+  while (public_url.ends_with('/')) public_url.pop_back();
+  return {config.environment, config.currencies, config.card_currencies, public_url};
 }
 
 const std::string k_get = "GET";
@@ -98,6 +100,11 @@ App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card
 
 App::~App() { stop_background(); }
 
+void App::listening_on(const std::string& host, unsigned short port) {
+  if (!config_.public_url.empty()) return;
+  services_.settings.public_url = "http://" + host + ":" + std::to_string(port);
+}
+
 http::Response App::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   std::string request_id = request_id_for(request);
@@ -147,7 +154,7 @@ http::Response App::handle(http::Request& request) {
     log::write(log::Level::info, "request",
                {{"request_id", request_id},
                 {"method", request.method},
-                {"path", path},
+                {"path", api::loggable_path(path)},  // no secret of a path (tokens)
                 {"route", route_label},
                 {"status", response.status},
                 {"duration_ms", std::round(seconds * 1e6) / 1e3},  // microsecond precision

@@ -34,6 +34,10 @@ class App {
   // Stops the workers, then the store: a write after this answers 503 at once.
   void stop_background();
   workers::Runner& runner() { return runner_; }
+  // Called once the listener is bound, before any request: without --public-url, the base of
+  // the urls the server hands out is the address it listens on, with the port it got (--listen
+  // may ask for port 0).
+  void listening_on(const std::string& host, unsigned short port);
 
  private:
   http::Response dispatch(api::Context& context, const api::RouteSpec& route);

@@ -46,6 +46,20 @@ int fail(const std::string& message) {
   return 1;
 }
 
+// --public-url: http(s)://host[:port][/path], printable, no query nor fragment (paths are added
+// to it).
+bool valid_public_url(std::string_view url) {
+  std::string_view rest;
+  if (url.starts_with("http://")) rest = url.substr(7);
+  else if (url.starts_with("https://")) rest = url.substr(8);
+  else return false;
+  if (rest.empty() || rest.front() == '/') return false;
+  for (char c : rest) {
+    if (c <= 0x20 || c >= 0x7f || c == '?' || c == '#' || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
 // Thrown when a command other than init and tenant create points at a database that was never
 // initialised; main prints it and exits 1.
 struct NotInitialised : std::runtime_error {
@@ -331,6 +345,9 @@ int command_serve(const Config& config) {
   } catch (const std::exception&) {
     return fail("--listen wants HOST:PORT");
   }
+  if (!config.public_url.empty() && !valid_public_url(config.public_url)) {
+    return fail("--public-url wants http://HOST[:PORT][/PATH] or https://..., without query");
+  }
   options.workers = std::clamp(config.workers, 1, limits::k_workers_max);
   options.io_threads = std::max(1, config.io_threads);
 
@@ -352,6 +369,7 @@ int command_serve(const Config& config) {
   };
   handlers.on_listening = [&](unsigned short port) {
     // Workers start once the address is ours: a server that cannot listen does no work.
+    app.listening_on(options.host, port);
     app.start_background();
     log::write(log::Level::warn, "server.listening",
                {{"address", "http://" + options.host + ":" + std::to_string(port)},

@@ -11,6 +11,9 @@ struct Config {
   std::string data_dir = "./data";
   std::string database_url;  // postgres://... selects the PostgreSQL engine
   std::string listen = "127.0.0.1:8080";
+  // Where clients reach the server (a proxy's https://... address in production): the base of
+  // the activation links' urls. Empty: http://<the address it listens on>.
+  std::string public_url;
   std::string environment = "sandbox";  // sandbox | production, fixed at start
   double rate_per_second = -1;          // -1: the environment's default; 0: no limiting
   double rate_burst = -1;

@@ -20,6 +20,7 @@ const char* reason_phrase(int status) {
     case 405: return "Method Not Allowed";
     case 408: return "Request Timeout";
     case 409: return "Conflict";
+    case 410: return "Gone";
     case 413: return "Payload Too Large";
     case 422: return "Unprocessable Content";
     case 429: return "Too Many Requests";

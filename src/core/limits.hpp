@@ -42,6 +42,10 @@ inline constexpr std::int64_t k_event_sequence_batch_max = 1000;  // events posi
 // looks when no clock advance wakes it (real time: a hold lasts days).
 inline constexpr std::int64_t k_authorization_expiry_chunk_rows = 100;
 inline constexpr int k_authorization_expiry_interval_ms = 1000;
+// Activation links of physical cards: how long one lasts (tenant time) and the random bytes of
+// its token (the secret in its url, 256 bits).
+inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
+inline constexpr std::size_t k_activation_token_bytes = 32;
 
 // Identifiers and keys
 inline constexpr std::size_t k_id_random_chars = 22;
@@ -78,6 +82,9 @@ static_assert(k_sandbox_rate_burst >= k_sandbox_rate_per_second);
 static_assert(k_production_rate_burst >= k_production_rate_per_second);
 static_assert(k_refresh_token_ttl_seconds > k_access_token_ttl_seconds);
 static_assert(k_clock_advance_max_seconds <= k_clock_offset_max_seconds);
+static_assert(k_activation_link_ttl_seconds <= k_clock_advance_max_seconds,
+              "a sandbox clock advance must be able to expire an activation link");
+static_assert(k_activation_token_bytes >= 32, "an activation token is a 256-bit secret");
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
 
