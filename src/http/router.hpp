@@ -1,6 +1,8 @@
 #pragma once
 // Method + path template routing. Templates are literal segments and `{name}` captures; a literal
-// segment beats a capture (so /collections/find_successful_by wins over /collections/{id}).
+// segment beats a capture (so /collections/find_successful_by wins over /collections/{id}). The
+// most specific template decides the resource before the method is looked at: PATCH on
+// /cards/cardholders is 405 (a resource that takes no PATCH), not PATCH /cards/{card_id}.
 #include <optional>
 #include <string>
 #include <string_view>

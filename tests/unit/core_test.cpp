@@ -101,3 +101,27 @@ TEST(Router, LiteralsBeatCapturesAndMethodsAreChecked) {
   EXPECT_EQ(router.match("GET", "/api/v1/collections").outcome, http::RouteMatch::Outcome::not_found);
   EXPECT_EQ(router.match("GET", "/api/v1/collections/a/b").outcome, http::RouteMatch::Outcome::not_found);
 }
+
+TEST(Router, TheMostSpecificTemplateIsTheResourceWhateverTheMethod) {
+  http::Router router;
+  auto show = router.add("GET", "/v1/cards/{id}");
+  auto update = router.add("PATCH", "/v1/cards/{card_id}");
+  auto look = router.add("GET", "/v1/cards/{card_id}/look");
+  router.add("GET", "/v1/cards/cardholders");
+  auto holder = router.add("GET", "/v1/cards/cardholders/{id}");
+  // A literal resource that takes no PATCH is 405, not a PATCH of a card named "cardholders".
+  auto match = router.match("PATCH", "/v1/cards/cardholders");
+  EXPECT_EQ(match.outcome, http::RouteMatch::Outcome::method_not_allowed);
+  EXPECT_EQ(match.allow, "GET");
+  // Same shape, other capture names: one resource.
+  match = router.match("PATCH", "/v1/cards/car_x");
+  ASSERT_EQ(match.outcome, http::RouteMatch::Outcome::found);
+  EXPECT_EQ(match.route_index, update);
+  EXPECT_EQ(match.params.at(0).first, "card_id");
+  EXPECT_EQ(router.match("GET", "/v1/cards/car_x").route_index, show);
+  match = router.match("DELETE", "/v1/cards/car_x");
+  EXPECT_EQ(match.allow, "GET, PATCH");
+  // The earlier literal wins between two templates with as many literals.
+  EXPECT_EQ(router.match("GET", "/v1/cards/cardholders/look").route_index, holder);
+  EXPECT_EQ(router.match("GET", "/v1/cards/car_x/look").route_index, look);
+}
