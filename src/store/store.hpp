@@ -36,6 +36,11 @@ namespace tesoro::store {
 enum class Engine { sqlite, postgres };
 
 using Value = std::variant<std::nullptr_t, std::int64_t, std::string>;
+// An optional text column: NULL when absent.
+inline Value optional_value(const std::optional<std::string>& text) {
+  if (!text) return nullptr;
+  return *text;
+}
 using Params = std::vector<Value>;
 
 class Row {

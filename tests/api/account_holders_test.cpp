@@ -24,12 +24,6 @@ Reply create(const json::object& body) {
   return server.post("/v1/ledger/account_holders", json::serialize(body), {server.bearer_core()});
 }
 
-std::string first_path(const Reply& reply) {
-  json::value body = reply.json();
-  const auto& path = body.at("errors").at(0).at("path");
-  return path.is_string() ? std::string(path.as_string()) : "";
-}
-
 }  // namespace
 
 TEST(AccountHolders, CreateReturnsTheRecord) {
@@ -72,13 +66,13 @@ TEST(AccountHolders, RequiredFieldsAre422WithPaths) {
     Reply reply = create(body);
     EXPECT_EQ(reply.status, 422) << field;
     EXPECT_EQ(reply.error_code(), "missing_field");
-    EXPECT_EQ(first_path(reply), field);
+    EXPECT_EQ(reply.error_path(), field);
   }
   json::object body = valid_holder("req-" + harness::new_uuid());
   body["address"].as_object().erase("city");
   Reply reply = create(body);
   EXPECT_EQ(reply.status, 422);
-  EXPECT_EQ(first_path(reply), "address.city");
+  EXPECT_EQ(reply.error_path(), "address.city");
 }
 
 // The contract: external_id is "string or null, required key". Null creates the holder; an
@@ -100,7 +94,7 @@ TEST(AccountHolders, NullExternalIdCreatesAndAbsentIsMissing) {
   Reply absent = create(body);
   EXPECT_EQ(absent.status, 422);
   EXPECT_EQ(absent.error_code(), "missing_field");
-  EXPECT_EQ(first_path(absent), "external_id");
+  EXPECT_EQ(absent.error_path(), "external_id");
   body["external_id"] = "";
   EXPECT_EQ(create(body).status, 400);
 }
@@ -111,7 +105,7 @@ TEST(AccountHolders, PhoneNumberPattern) {
     body["phone_number"] = bad;
     Reply reply = create(body);
     EXPECT_EQ(reply.status, 400) << bad;
-    EXPECT_EQ(first_path(reply), "phone_number") << bad;
+    EXPECT_EQ(reply.error_path(), "phone_number") << bad;
   }
   json::object body = valid_holder("ph-" + harness::new_uuid());
   body["phone_number"] = "+12";
@@ -124,7 +118,7 @@ TEST(AccountHolders, EmailFormat) {
     body["email"] = bad;
     Reply reply = create(body);
     EXPECT_EQ(reply.status, 400) << bad;
-    EXPECT_EQ(first_path(reply), "email") << bad;
+    EXPECT_EQ(reply.error_path(), "email") << bad;
   }
 }
 
@@ -133,7 +127,7 @@ TEST(AccountHolders, MetadataIsFlatAndBounded) {
   nested["metadata"] = json::object{{"inner", json::object{{"a", "b"}}}};
   Reply reply = create(nested);
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(first_path(reply), "metadata.inner");
+  EXPECT_EQ(reply.error_path(), "metadata.inner");
 
   for (const char* number : {"1.5", "1e400", "123456789012345678901234567890", "-0.0"}) {
     std::string body = json::serialize(valid_holder("md-" + harness::new_uuid()));
@@ -141,7 +135,7 @@ TEST(AccountHolders, MetadataIsFlatAndBounded) {
     Server& server = Server::shared();
     Reply inexact = server.post("/v1/ledger/account_holders", body, {server.bearer_core()});
     EXPECT_EQ(inexact.status, 400) << number;
-    EXPECT_EQ(first_path(inexact), "metadata.n") << number;
+    EXPECT_EQ(inexact.error_path(), "metadata.n") << number;
   }
 
   json::object many = valid_holder("md-" + harness::new_uuid());
@@ -181,7 +175,7 @@ TEST(AccountHolders, GetByIdErrors) {
   Reply malformed = server.get("/v1/ledger/account_holders/nope", {server.bearer_core()});
   EXPECT_EQ(malformed.status, 400);
   EXPECT_EQ(malformed.error_code(), "validation_error");
-  EXPECT_EQ(first_path(malformed), "id");
+  EXPECT_EQ(malformed.error_path(), "id");
   Reply unknown = server.get("/v1/ledger/account_holders/acch_AAAAAAAAAAAAAAAAAAAAAA", {server.bearer_core()});
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(unknown.error_code(), "item_not_found");

@@ -19,12 +19,6 @@ std::string text(const json::value& value, std::string_view key) {
   return std::string(value.at(key).as_string());
 }
 
-std::string first_path(const Reply& reply) {
-  json::value body = reply.json();
-  const auto& path = body.at("errors").at(0).at("path");
-  return path.is_string() ? std::string(path.as_string()) : "";
-}
-
 // The tenant's bearer header: `bearer`, or the server's default tenant's when empty.
 std::string bearer_of(const Server& server, const std::string& bearer) {
   return bearer.empty() ? server.bearer_core() : bearer;
@@ -168,44 +162,44 @@ TEST(ActivationLinks, CreateAndReadErrorsHaveTheirPaths) {
   Reply missing = create("{}");
   EXPECT_EQ(missing.status, 422);
   EXPECT_EQ(missing.error_code(), "missing_field");
-  EXPECT_EQ(first_path(missing), "card_id");
+  EXPECT_EQ(missing.error_path(), "card_id");
   for (const std::string& body : {std::string(R"({"card_id":"car_short"})"),
                                   std::string(R"({"card_id":"acc_AAAAAAAAAAAAAAAAAAAAAA"})"),
                                   std::string(R"({"card_id":7})")}) {
     Reply bad = create(body);
     EXPECT_EQ(bad.status, 400) << body;
-    EXPECT_EQ(first_path(bad), "card_id") << body;
+    EXPECT_EQ(bad.error_path(), "card_id") << body;
   }
   json::value physical = new_card(server, R"(,"type":"physical")");
   Reply unknown_field =
       create(R"({"card_id":")" + text(physical, "id") + R"(","url":"https://evil.example"})");
   EXPECT_EQ(unknown_field.status, 400);
-  EXPECT_EQ(first_path(unknown_field), "url");
+  EXPECT_EQ(unknown_field.error_path(), "url");
   EXPECT_EQ(create("[]").status, 400);
   Reply unknown = create(R"({"card_id":"car_AAAAAAAAAAAAAAAAAAAAAA"})");
   EXPECT_EQ(unknown.status, 404);
   EXPECT_EQ(unknown.error_code(), "item_not_found");
-  EXPECT_EQ(first_path(unknown), "card_id");
+  EXPECT_EQ(unknown.error_path(), "card_id");
 
   Reply virtual_card = create_link(server, text(new_card(server, ""), "id"));
   EXPECT_EQ(virtual_card.status, 409);
   EXPECT_EQ(virtual_card.error_code(), "card_invalid_state");
-  EXPECT_EQ(first_path(virtual_card), "card_id");
+  EXPECT_EQ(virtual_card.error_path(), "card_id");
 
   Reply bad_id = server.get("/v1/cards/activation_links/car_AAAAAAAAAAAAAAAAAAAAAA",
                             {server.bearer_core()});
   EXPECT_EQ(bad_id.status, 400);
-  EXPECT_EQ(first_path(bad_id), "plastic_card_activation_id");
+  EXPECT_EQ(bad_id.error_path(), "plastic_card_activation_id");
   Reply absent = server.get("/v1/cards/activation_links/cal_AAAAAAAAAAAAAAAAAAAAAA",
                             {server.bearer_core()});
   EXPECT_EQ(absent.status, 404);
   EXPECT_EQ(absent.error_code(), "item_not_found");
   Reply bad_filter = server.get("/v1/cards/activation_links?card_id=nope", {server.bearer_core()});
   EXPECT_EQ(bad_filter.status, 400);
-  EXPECT_EQ(first_path(bad_filter), "card_id");
+  EXPECT_EQ(bad_filter.error_path(), "card_id");
   Reply bad_page = server.get("/v1/cards/activation_links?page_size=5", {server.bearer_core()});
   EXPECT_EQ(bad_page.status, 400);
-  EXPECT_EQ(first_path(bad_page), "page_size");
+  EXPECT_EQ(bad_page.error_path(), "page_size");
   EXPECT_EQ(server.get("/v1/cards/activation_links?state=pending", {server.bearer_core()}).status,
             400);
 }

@@ -20,12 +20,6 @@ std::string money(long long amount, const std::string& currency = "COP") {
   return R"({"amount":)" + std::to_string(amount) + R"(,"currency":")" + currency + R"("})";
 }
 
-std::string first_path(const Reply& reply) {
-  json::value body = reply.json();
-  const auto& path = body.at("errors").at(0).at("path");
-  return path.is_string() ? std::string(path.as_string()) : "";
-}
-
 std::string text(const json::value& value, std::string_view key) {
   return std::string(value.at(key).as_string());
 }
@@ -242,7 +236,7 @@ TEST(Cards, CreateValidation) {
     Reply reply = create_card(server, c.fields);
     EXPECT_EQ(reply.status, c.status) << c.fields << " -> " << reply.body;
     EXPECT_EQ(reply.error_code(), c.code) << c.fields;
-    EXPECT_EQ(first_path(reply), c.path) << c.fields;
+    EXPECT_EQ(reply.error_path(), c.path) << c.fields;
   }
   // None of them made a card or moved money.
   Reply after = server.get("/v1/cards", {server.bearer_core()});
@@ -384,7 +378,7 @@ TEST(Cards, PrepaidOperationValidation) {
   for (const Case& c : cases) {
     Reply reply = server.post(path, c.body, {server.bearer_core()});
     EXPECT_EQ(reply.status, c.status) << c.body << " -> " << reply.body;
-    EXPECT_EQ(first_path(reply), c.path) << c.body;
+    EXPECT_EQ(reply.error_path(), c.path) << c.body;
   }
   Reply unknown = server.post("/v1/cards/car_0123456789abcdefghijkl/prepaid/operations",
                               R"({"operation":"topup","amount":)" + money(1) + R"(,"entity_id":"e"})",
@@ -430,7 +424,7 @@ TEST(Cards, OperationsFilterByPerformedAtOnTheTenantClock) {
   EXPECT_EQ(entity_ids("?performed_at[gte]=" + first_at + "&performed_at[lte]=" + second_at).size(), 2u);
   Reply bad = server.get(base + "?performed_at[gte]=yesterday", {server.bearer_core()});
   EXPECT_EQ(bad.status, 400);
-  EXPECT_EQ(first_path(bad), "performed_at[gte]");
+  EXPECT_EQ(bad.error_path(), "performed_at[gte]");
 }
 
 TEST(Cards, ScopesGuardCards) {

@@ -190,6 +190,12 @@ std::string Reply::error_code() const {
   return std::string(errors->as_array()[0].as_object().at("error_code").as_string());
 }
 
+std::string Reply::error_path() const {
+  json::value value = json();
+  const json::value& path = value.at("errors").at(0).at("path");
+  return path.is_string() ? std::string(path.as_string()) : "";
+}
+
 Server::Server(ServerOptions options) : options_(std::move(options)) {
   char pattern[] = "/tmp/tesoro-test-XXXXXX";
   data_dir_ = ::mkdtemp(pattern);

@@ -19,6 +19,8 @@ struct Reply {
   std::string header(const std::string& name) const;
   // The envelope's first error_code, or "" when the body is not an envelope.
   std::string error_code() const;
+  // The envelope's first item's path, or "" when it has none (fails the test when not JSON).
+  std::string error_path() const;
 };
 
 struct Request {

@@ -20,12 +20,6 @@ std::string money(long long amount, const std::string& currency = "COP") {
   return R"({"amount":{"amount":)" + std::to_string(amount) + R"(,"currency":")" + currency + R"("}})";
 }
 
-std::string first_path(const Reply& reply) {
-  json::value body = reply.json();
-  const auto& path = body.at("errors").at(0).at("path");
-  return path.is_string() ? std::string(path.as_string()) : "";
-}
-
 std::string default_account(const Server& server) {
   return std::string(server.credentials().at("account_id").as_string());
 }
@@ -84,13 +78,13 @@ TEST(Accounts, OpenValidation) {
   EXPECT_EQ(missing.json().at("errors").as_array().size(), 3u);
   Reply bad_type = post(R"({"name":"a","type":"piggy_bank","currency":"COP"})");
   EXPECT_EQ(bad_type.status, 400);
-  EXPECT_EQ(first_path(bad_type), "type");
+  EXPECT_EQ(bad_type.error_path(), "type");
   Reply bad_currency = post(R"({"name":"a","type":"savings_account","currency":"USD"})");
   EXPECT_EQ(bad_currency.status, 400);
-  EXPECT_EQ(first_path(bad_currency), "currency");
+  EXPECT_EQ(bad_currency.error_path(), "currency");
   Reply bad_holder = post(R"({"name":"a","type":"savings_account","currency":"COP","account_holder_id":"acch_1"})");
   EXPECT_EQ(bad_holder.status, 400);
-  EXPECT_EQ(first_path(bad_holder), "account_holder_id");
+  EXPECT_EQ(bad_holder.error_path(), "account_holder_id");
   Reply unknown_holder = post(R"({"name":"a","type":"savings_account","currency":"COP","account_holder_id":"acch_AAAAAAAAAAAAAAAAAAAAAA"})");
   EXPECT_EQ(unknown_holder.status, 404);
   EXPECT_EQ(unknown_holder.error_code(), "item_not_found");
@@ -100,7 +94,7 @@ TEST(Accounts, GetErrors) {
   Server& server = Server::shared();
   Reply malformed = server.get("/v1/accounts/acc_short", {server.bearer_core()});
   EXPECT_EQ(malformed.status, 400);
-  EXPECT_EQ(first_path(malformed), "id");
+  EXPECT_EQ(malformed.error_path(), "id");
   EXPECT_EQ(server.get("/v1/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA", {server.bearer_core()}).error_code(), "item_not_found");
   // A tenant account is not a core account.
   EXPECT_EQ(server.get("/v1/accounts/" + tenant_account(server, 0), {server.bearer_core()}).status, 400);
@@ -138,11 +132,11 @@ TEST(Accounts, SandboxFundingValidation) {
                                   std::string(R"({"amount":{"amount":10,"currency":"COP","x":1}})")}) {
     Reply reply = server.post(path, body, {server.bearer_core()});
     EXPECT_EQ(reply.status, 400) << body << " " << reply.body;
-    EXPECT_EQ(first_path(reply).substr(0, 7), "amount.") << body;
+    EXPECT_EQ(reply.error_path().substr(0, 7), "amount.") << body;
   }
   Reply missing = server.post(path, "{}", {server.bearer_core()});
   EXPECT_EQ(missing.status, 422);
-  EXPECT_EQ(first_path(missing), "amount");
+  EXPECT_EQ(missing.error_path(), "amount");
   EXPECT_EQ(server.post("/v1/sandbox/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA/fund", money(5), {server.bearer_core()}).status, 404);
   EXPECT_EQ(server.post("/v1/sandbox/accounts/nope/fund", money(5), {server.bearer_core()}).status, 400);
   // A bad path and a bad body: one answer lists both.
@@ -246,7 +240,7 @@ TEST(TenantAccounts, SandboxFunding) {
   EXPECT_EQ(unknown.error_code(), "tenant_account_not_found");
   Reply malformed = server.post("/api/v1/sandbox/tenant/accounts/acc_AAAAAAAAAAAAAAAAAAAAAA/fund", money(5), {auth});
   EXPECT_EQ(malformed.status, 400);
-  EXPECT_EQ(first_path(malformed), "id");
+  EXPECT_EQ(malformed.error_path(), "id");
   // Funding is a write: a read-only token may list but not fund.
   std::string readonly = "Authorization: Bearer " + server.access_token("tenant_accounts:readonly");
   EXPECT_EQ(server.get("/api/v1/tenant/accounts", {readonly}).status, 200);

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "core/ids.hpp"
+#include "domain/json_columns.hpp"
 #include "domain/events/events.hpp"
 
 namespace tesoro::cards {
@@ -10,36 +11,9 @@ namespace {
 
 namespace json = boost::json;
 
-json::value optional_json(const std::optional<std::string>& text) {
-  return text ? json::value(*text) : json::value(nullptr);
-}
+using json_columns::text;
 
-std::optional<std::string> optional_text(const json::object& object, std::string_view key) {
-  const json::value* value = object.if_contains(key);
-  if (!value || !value->is_string()) return std::nullopt;
-  return std::string(value->get_string());
-}
-
-std::string text(const json::object& object, std::string_view key) {
-  return optional_text(object, key).value_or("");
-}
-
-// address and document are JSON text columns: read and written whole. (The ledger keeps an
-// account holder's address the same way, in its own module.)
-std::string encode_address(const ledger::Address& a) {
-  return json::serialize(json::object{{"city", a.city},       {"country", a.country},
-                                      {"line_1", a.line_1},   {"line_2", optional_json(a.line_2)},
-                                      {"state", a.state},     {"zip_code", a.zip_code},
-                                      {"extra", optional_json(a.extra)}});
-}
-
-ledger::Address decode_address(const std::string& text_json) {
-  json::object o = json::parse(text_json).as_object();
-  return {text(o, "city"),  text(o, "country"),  text(o, "line_1"),
-          text(o, "state"), text(o, "zip_code"), optional_text(o, "line_2"),
-          optional_text(o, "extra")};
-}
-
+// The document is a JSON text column, like the address (whose codec the ledger shares).
 std::string encode_document(const CardholderDocument& d) {
   return json::serialize(json::object{{"country_code", d.country_code},
                                       {"number", d.number},
@@ -50,11 +24,6 @@ std::string encode_document(const CardholderDocument& d) {
 CardholderDocument decode_document(const std::string& text_json) {
   json::object o = json::parse(text_json).as_object();
   return {text(o, "country_code"), text(o, "number"), text(o, "person_type"), text(o, "type")};
-}
-
-store::Value optional_value(const std::optional<std::string>& text) {
-  if (!text) return nullptr;
-  return *text;
 }
 
 constexpr const char* k_columns =
@@ -73,7 +42,7 @@ Cardholder from_row(const store::Row& row) {
   f.nationality = row.optional_text(6);
   f.email = row.optional_text(7);
   f.phone_number = row.optional_text(8);
-  if (auto address = row.optional_text(9)) f.address = decode_address(*address);
+  if (auto address = row.optional_text(9)) f.address = ledger::decode_address(*address);
   if (auto document = row.optional_text(10)) f.document = decode_document(*document);
   holder.inserted_at = row.text(11);
   holder.updated_at = row.text(12);
@@ -83,14 +52,14 @@ Cardholder from_row(const store::Row& row) {
 // The values of the field columns, in k_columns order (from first_name to document).
 store::Params field_values(const CardholderFields& f) {
   return {f.first_name,
-          optional_value(f.middle_name),
+          store::optional_value(f.middle_name),
           f.last_name,
-          optional_value(f.second_last_name),
-          optional_value(f.birthdate),
-          optional_value(f.nationality),
-          optional_value(f.email),
-          optional_value(f.phone_number),
-          f.address ? store::Value(encode_address(*f.address)) : store::Value(nullptr),
+          store::optional_value(f.second_last_name),
+          store::optional_value(f.birthdate),
+          store::optional_value(f.nationality),
+          store::optional_value(f.email),
+          store::optional_value(f.phone_number),
+          f.address ? store::Value(ledger::encode_address(*f.address)) : store::Value(nullptr),
           f.document ? store::Value(encode_document(*f.document)) : store::Value(nullptr)};
 }
 

@@ -46,11 +46,6 @@ Card from_row(const store::Row& row) {
   return card;
 }
 
-store::Value optional_value(const std::optional<std::string>& text) {
-  if (!text) return nullptr;
-  return *text;
-}
-
 void emit_card_event(store::Tx& tx, const std::string& tenant_id, const Card& card,
                      const std::string& type, time::Micros now) {
   events::emit(tx, tenant_id, type,
@@ -115,8 +110,8 @@ Status insert_card(store::Tx& tx, const std::string& tenant_id, Card& card,
         "inserted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (pan_fingerprint) DO NOTHING",
         {tenant_id, card.id, card.account_id, card.prepaid_account_id,
-         optional_value(card.cardholder_id), card.configuration_group_id,
-         optional_value(card.spending_control_id), optional_value(card.nickname), card.state,
+         store::optional_value(card.cardholder_id), card.configuration_group_id,
+         store::optional_value(card.spending_control_id), store::optional_value(card.nickname), card.state,
          card.type, card.currency, card.last_four, sealer.seal(number, tenant_id + ":" + card.id),
          sealer.fingerprint(number), static_cast<std::int64_t>(card.expiration_month),
          static_cast<std::int64_t>(card.expiration_year),
@@ -259,7 +254,7 @@ bool transition_allowed(const std::string& from, const std::string& to) {
 void save_card(store::Tx& tx, const std::string& tenant_id, const Card& card) {
   tx.exec("UPDATE cards SET nickname = ?, state = ?, spending_control_id = ?, updated_at = ? "
           "WHERE tenant_id = ? AND id = ?",
-          {optional_value(card.nickname), card.state, optional_value(card.spending_control_id),
+          {store::optional_value(card.nickname), card.state, store::optional_value(card.spending_control_id),
            card.updated_at, tenant_id, card.id});
 }
 

@@ -25,11 +25,6 @@ ConfigurationGroup from_row(const store::Row& row) {
   return group;
 }
 
-store::Value optional_value(const std::optional<std::string>& text) {
-  if (!text) return nullptr;
-  return *text;
-}
-
 void emit(store::Tx& tx, const std::string& tenant_id, std::string_view type,
           const ConfigurationGroup& group, time::Micros now) {
   json::value control = group.spending_control_id ? json::value(*group.spending_control_id)
@@ -77,7 +72,7 @@ Result<ConfigurationGroup> create_configuration_group(
   tx.exec(
       "INSERT INTO configuration_groups (tenant_id, id, name, spending_control_id, is_default, "
       "inserted_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)",
-      {tenant_id, group.id, group.name, optional_value(spending_control_id), group.inserted_at,
+      {tenant_id, group.id, group.name, store::optional_value(spending_control_id), group.inserted_at,
        group.updated_at});
   emit(tx, tenant_id, "configuration_group.created", group, now);
   return group;
@@ -131,7 +126,7 @@ Result<ConfigurationGroup> update_configuration_group(store::Tx& tx, const std::
   tx.exec(
       "UPDATE configuration_groups SET name = ?, spending_control_id = ?, updated_at = ? "
       "WHERE tenant_id = ? AND id = ?",
-      {group.name, optional_value(group.spending_control_id), group.updated_at, tenant_id, id});
+      {group.name, store::optional_value(group.spending_control_id), group.updated_at, tenant_id, id});
   emit(tx, tenant_id, "configuration_group.updated", group, now);
   return group;
 }

@@ -3,28 +3,17 @@
 #include <boost/json.hpp>
 
 #include "core/ids.hpp"
+#include "domain/json_columns.hpp"
 #include "domain/events/events.hpp"
 
 namespace tesoro::ledger {
-namespace {
 
 namespace json = boost::json;
 
-json::value optional_json(const std::optional<std::string>& text) {
-  return text ? json::value(*text) : json::value(nullptr);
-}
+using json_columns::optional_json;
+using json_columns::optional_text;
+using json_columns::text;
 
-std::optional<std::string> optional_text(const json::object& object, std::string_view key) {
-  const json::value* value = object.if_contains(key);
-  if (!value || !value->is_string()) return std::nullopt;
-  return std::string(value->get_string());
-}
-
-std::string text(const json::object& object, std::string_view key) {
-  return optional_text(object, key).value_or("");
-}
-
-// Nested parts are kept as JSON text columns: they are read and written whole.
 std::string encode_address(const Address& a) {
   return json::serialize(json::object{{"city", a.city},       {"country", a.country},
                                       {"line_1", a.line_1},   {"line_2", optional_json(a.line_2)},
@@ -38,6 +27,8 @@ Address decode_address(const std::string& text_json) {
           text(o, "state"), text(o, "zip_code"),         optional_text(o, "line_2"),
           optional_text(o, "extra")};
 }
+
+namespace {
 
 std::string encode_person(const Person& p) {
   return json::serialize(json::object{{"country_code", p.country_code},
@@ -94,11 +85,6 @@ AccountHolder from_row(const store::Row& row) {
   return holder;
 }
 
-store::Value optional_value(const std::optional<std::string>& text) {
-  if (!text) return nullptr;
-  return *text;
-}
-
 }  // namespace
 
 Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& tenant_id,
@@ -112,9 +98,9 @@ Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& te
       "phone_number, metadata, state, state_reason, state_reason_detail, type, inserted_at, "
       "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
       "ON CONFLICT (tenant_id, external_id) DO NOTHING",
-      {tenant_id, holder.id, optional_value(input.external_id), encode_address(input.address),
-       encode_person(input.person), optional_value(input.email),
-       optional_value(input.phone_number),
+      {tenant_id, holder.id, store::optional_value(input.external_id), encode_address(input.address),
+       encode_person(input.person), store::optional_value(input.email),
+       store::optional_value(input.phone_number),
        input.metadata ? store::Value(encode_metadata(*input.metadata)) : store::Value(nullptr),
        holder.state, nullptr, nullptr, holder.type, holder.inserted_at, holder.updated_at});
   if (inserted == 0) {

@@ -56,6 +56,10 @@ struct AccountHolder {
   std::string updated_at;
 };
 
+// An address as the JSON text column it is stored in (account holders, cardholders), and back.
+std::string encode_address(const Address& address);
+Address decode_address(const std::string& text_json);
+
 // 409 external_id_already_exists when the tenant already has one with that external_id (null
 // external ids never clash).
 Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& tenant_id,
