@@ -112,6 +112,8 @@ TEST(CardTransactions, AnApprovedAuthorizationHoldsThenIsCapturedAndRefunded) {
   ASSERT_EQ(card_view.status, 200);
   EXPECT_EQ(amount_of(card_view.json().at("balance"), "available"), 7000) << card_view.body;
   EXPECT_EQ(amount_of(card_view.json().at("balance"), "posted"), 10'000);
+  // The hold changed the available balance: the balance's updated_at is the authorization's.
+  EXPECT_EQ(text(card_view.json().at("balance"), "updated_at"), text(t, "inserted_at"));
 
   Reply captured = step(server, id, "capture", R"({"amount":)" + money(2000) + "}");
   ASSERT_EQ(captured.status, 200) << captured.body;

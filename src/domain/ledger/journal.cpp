@@ -169,8 +169,10 @@ Status Journal::hold(const std::string& tenant_id, const std::string& account_id
   if (!held) return errors::of(ErrorCode::balance_overflow, "amount.amount");
   if (*held > account.balance) return errors::of(ErrorCode::insufficient_funds, "amount.amount");
   account.held = *held;
-  tx_.exec("UPDATE ledger_accounts SET held = ? WHERE tenant_id = ? AND id = ?",
-           {account.held, tenant_id, account_id});
+  // The available balance changed: so did the balance's updated_at.
+  tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
+           "AND id = ?",
+           {account.held, time::iso(now_), tenant_id, account_id});
   return ok_status();
 }
 
@@ -183,8 +185,9 @@ Status Journal::release(const std::string& tenant_id, const std::string& account
   if (amount_minor == 0) return ok_status();
   Locked& account = locked->second;
   account.held -= amount_minor;
-  tx_.exec("UPDATE ledger_accounts SET held = ? WHERE tenant_id = ? AND id = ?",
-           {account.held, tenant_id, account_id});
+  tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
+           "AND id = ?",
+           {account.held, time::iso(now_), tenant_id, account_id});
   return ok_status();
 }
 
