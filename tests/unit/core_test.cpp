@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "core/crypto.hpp"
 #include "core/ids.hpp"
@@ -20,6 +26,75 @@ TEST(Ids, GeneratedIdsMatchThePatternAndDiffer) {
     seen.insert(id);
   }
   EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(Ids, IdsOfManyThreadsAreValidAndAllDiffer) {
+  // Each thread draws through its own pool: many pool refills, no two ids alike.
+  constexpr int k_threads = 4, k_each = 20000;
+  std::vector<std::vector<std::string>> made(k_threads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < k_threads; ++t) {
+    threads.emplace_back([&made, t] {
+      for (int i = 0; i < k_each; ++i) made[t].push_back(ids::generate("ctx"));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::set<std::string> seen;
+  for (const auto& list : made) {
+    for (const std::string& id : list) {
+      ASSERT_TRUE(ids::has_prefix(id, "ctx")) << id;
+      ASSERT_EQ(id.size(), 4u + 22u) << id;
+      seen.insert(id);
+    }
+  }
+  EXPECT_EQ(seen.size(), std::size_t{k_threads * k_each});
+}
+
+TEST(Ids, EveryPositionTakesEveryCharacterOfTheAlphabet) {
+  // A fixed or narrowed position (a wrong shift in the encoding) shows as a missing character.
+  std::array<std::set<char>, 22> at;
+  for (int i = 0; i < 20000; ++i) {
+    std::string random = ids::generate("ab").substr(3);
+    for (std::size_t k = 0; k < at.size(); ++k) at[k].insert(random[k]);
+  }
+  for (std::size_t k = 0; k < at.size(); ++k) EXPECT_EQ(at[k].size(), 64u) << "position " << k;
+}
+
+TEST(Ids, AForkedChildDoesNotRepeatTheParentsNextIds) {
+  ids::generate("ab");  // the pool now holds this thread's next values
+  int pipe_ends[2];
+  ASSERT_EQ(pipe(pipe_ends), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string id = ids::generate("ab");
+    ssize_t written = write(pipe_ends[1], id.data(), id.size());
+    _exit(written == static_cast<ssize_t>(id.size()) ? 0 : 1);
+  }
+  close(pipe_ends[1]);
+  std::string parent = ids::generate("ab");
+  char buffer[64] = {};
+  ssize_t got = read(pipe_ends[0], buffer, sizeof buffer);
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(parent.size()));
+  EXPECT_NE(std::string(buffer, got), parent);
+}
+
+TEST(Crypto, PooledRandomBytesCrossBlocksWithoutRepeating) {
+  // Draws larger than the pool and draws that straddle a refill give fresh bytes each time.
+  std::vector<unsigned char> a(10000), b(10000);
+  crypto::pooled_random_bytes(a.data(), a.size());
+  crypto::pooled_random_bytes(b.data(), b.size());
+  EXPECT_NE(a, b);
+  std::set<std::string> chunks;
+  for (int i = 0; i < 2000; ++i) {
+    unsigned char raw[17];
+    crypto::pooled_random_bytes(raw, sizeof raw);
+    chunks.insert(std::string(reinterpret_cast<char*>(raw), sizeof raw));
+  }
+  EXPECT_EQ(chunks.size(), 2000u);
 }
 
 TEST(Ids, PatternRejectsMalformed) {
