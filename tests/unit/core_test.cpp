@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
+#include <ctime>
 #include <set>
 #include <thread>
 #include <vector>
@@ -106,6 +108,53 @@ TEST(Ids, PatternRejectsMalformed) {
   EXPECT_FALSE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAAA"));
   EXPECT_FALSE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAA.A"));
   EXPECT_FALSE(ids::is_valid(""));
+}
+
+namespace {
+// The reference formatting: gmtime_r and snprintf, as time::iso was first written.
+std::string iso_by_gmtime(time::Micros at) {
+  std::time_t seconds = static_cast<std::time_t>(at / time::k_micros_per_second);
+  long micros = static_cast<long>(at % time::k_micros_per_second);
+  if (micros < 0) {
+    micros += time::k_micros_per_second;
+    seconds -= 1;
+  }
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[80];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", parts.tm_year + 1900,
+                parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, micros);
+  return buffer;
+}
+}  // namespace
+
+TEST(Time, IsoIsByteIdenticalToGmtimeFormatting) {
+  constexpr time::Micros k_day = 86'400 * time::k_micros_per_second;
+  std::vector<time::Micros> cases = {0, 1, -1, 999'999, -999'999, -1'000'000, k_day - 1, k_day,
+                                     -k_day, -k_day - 1,
+                                     951'782'400'000'000,   // 2000-02-29
+                                     4'107'542'400'000'000,  // 2100-03-01
+                                     -62'167'219'200'000'000,  // 0000-01-01
+                                     -62'167'219'200'000'001,  // year -1: the fallback
+                                     253'402'300'799'999'999,  // 9999-12-31T23:59:59.999999
+                                     253'402'300'800'000'000};  // 10000-01-01: the fallback
+  // Every day (at a varying time of day) from 1900 to 2400, and random instants far around.
+  for (time::Micros at = -2'208'988'800'000'000; at < 13'569'465'600'000'000;
+       at += k_day + 3'723'000'001) {
+    cases.push_back(at);
+  }
+  std::uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 20000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    cases.push_back(static_cast<time::Micros>(state % 600'000'000'000'000'000ull) -
+                    300'000'000'000'000'000);
+  }
+  for (time::Micros at : cases) {
+    ASSERT_EQ(time::iso(at), iso_by_gmtime(at)) << at;
+    std::string local = iso_by_gmtime(at);
+    local.pop_back();
+    ASSERT_EQ(time::iso_local(at), local) << at;
+  }
 }
 
 TEST(Time, IsoRoundTripAndOrdering) {
