@@ -143,21 +143,34 @@ void update_row(store::Tx& tx, const std::string& tenant_id, const CardTransacti
 
 // ---- Controls and usage -------------------------------------------------------------------
 
-// The controls that apply to the card, its own first, then its group's. A control that is gone
-// (it cannot be deleted while assigned, so only a race with that delete) applies no rules.
-std::vector<spending_controls::SpendingControl> controls_of(store::Tx& tx,
-                                                            const std::string& tenant_id,
-                                                            const Card& card) {
-  std::vector<std::string> ids;
-  if (card.spending_control_id) ids.push_back(*card.spending_control_id);
-  auto group = get_configuration_group(tx, tenant_id, card.configuration_group_id);
-  if (group && group->spending_control_id) ids.push_back(*group->spending_control_id);
+// The controls of these ids that exist, in order. A control that is gone (it cannot be deleted
+// while assigned, so only a race with that delete) applies no rules.
+std::vector<spending_controls::SpendingControl> controls_by_id(
+    store::Tx& tx, const std::string& tenant_id, const std::vector<std::string>& ids) {
   std::vector<spending_controls::SpendingControl> controls;
   for (const std::string& id : ids) {
     auto control = spending_controls::get_spending_control(tx, tenant_id, id);
     if (control) controls.push_back(std::move(control).value());
   }
   return controls;
+}
+
+std::vector<std::string> control_ids(const Card& card,
+                                     const std::optional<std::string>& group_control_id) {
+  std::vector<std::string> ids;
+  if (card.spending_control_id) ids.push_back(*card.spending_control_id);
+  if (group_control_id) ids.push_back(*group_control_id);
+  return ids;
+}
+
+// The controls that apply to the card, its own first, then its group's.
+std::vector<spending_controls::SpendingControl> controls_of(store::Tx& tx,
+                                                            const std::string& tenant_id,
+                                                            const Card& card) {
+  auto group = get_configuration_group(tx, tenant_id, card.configuration_group_id);
+  std::optional<std::string> group_control_id;
+  if (group) group_control_id = group->spending_control_id;
+  return controls_by_id(tx, tenant_id, control_ids(card, group_control_id));
 }
 
 // What the card's approved authorizations made in [start, end) still hold plus what they
@@ -232,16 +245,20 @@ std::string iso_code_of_rule(const std::string& rule_type) {
 }
 
 // The reason to decline, in the precedence order of the header, or nullopt to approve.
-std::optional<Decline> decline_of(store::Tx& tx, const std::string& tenant_id, const Card& card,
+std::optional<Decline> decline_of(store::Tx& tx, const std::string& tenant_id,
+                                  const CardWithGroupControl& found,
                                   const AuthorizationRequest& request,
                                   const ledger::Journal::Balance& balance, time::Micros now) {
+  const Card& card = found.card;
   if (card.state == "canceled") return Decline{"card_canceled", "05", std::nullopt};
   if (card.state != "active") return Decline{"card_inactive", "62", std::nullopt};
   if (request.currency != card.currency) return Decline{"currency_mismatch", "05", std::nullopt};
   if (card.type == "virtual" && request.purchase.channel != "online_purchase") {
     return Decline{"not_allowed", "57", std::nullopt};
   }
-  for (const auto& control : controls_of(tx, tenant_id, card)) {
+  // Most cards have no control: then no lookup at all.
+  const auto ids = control_ids(card, found.group_spending_control_id);
+  for (const auto& control : controls_by_id(tx, tenant_id, ids)) {
     auto rule = spending_controls::refusing_rule(control, request.purchase);
     if (!rule) {
       rule = refusing_limit(tx, tenant_id, card, control, request.purchase.channel,
@@ -323,15 +340,18 @@ Status expire_locked(store::Tx& tx, ledger::Journal& journal, const std::string&
 Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const AuthorizationRequest& request,
                                   time::Micros now) {
-  auto card = get_card(tx, tenant_id, card_id);
-  if (!card) return std::move(card).error();
+  // The card and its group's control in one statement, read before the lock like the card
+  // alone was (the group's control was read after it, a moment later: no guarantee hangs on it).
+  auto found = get_card_with_group_control(tx, tenant_id, card_id);
+  if (!found) return std::move(found).error();
+  const Card* card = &found->card;
   ledger::Journal journal(tx, now);
   if (Status locked = journal.lock({{tenant_id, card->prepaid_account_id}}); !locked) {
     return std::move(locked).error();
   }
   auto balance = journal.balance_of(tenant_id, card->prepaid_account_id);
   if (!balance) return errors::internal();
-  auto decline = decline_of(tx, tenant_id, card.value(), request, *balance, now);
+  auto decline = decline_of(tx, tenant_id, found.value(), request, *balance, now);
   if (!decline) {
     Status held = journal.hold(tenant_id, card->prepaid_account_id, request.amount_minor,
                                request.currency);
