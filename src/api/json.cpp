@@ -97,6 +97,13 @@ http::Response json_response(int status, const json::value& value) {
   return response;
 }
 
+http::Response json_text_response(int status, std::string body) {
+  http::Response response;
+  response.status = status;
+  response.body = std::move(body);
+  return response;
+}
+
 json::value optional_json(const std::optional<std::string>& text) {
   return text ? json::value(*text) : json::value(nullptr);
 }

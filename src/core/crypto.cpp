@@ -6,7 +6,13 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include <pthread.h>
+
+#include <atomic>
+#include <algorithm>
 #include <climits>
+#include <cstring>
+#include <mutex>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -103,6 +109,49 @@ std::string random_bytes(std::size_t count) {
     throw std::runtime_error("RAND_bytes failed");  // no entropy: nothing safe to do
   }
   return raw;
+}
+
+namespace {
+
+// Bumped in a forked child: every pool made before the fork is then stale.
+std::atomic<unsigned> g_fork_generation{0};
+
+void on_fork_child() { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
+
+struct RandomPool {
+  static constexpr std::size_t k_size = 4096;
+  unsigned char bytes[k_size];
+  std::size_t used = k_size;  // empty until the first draw
+  unsigned generation = 0;
+
+  ~RandomPool() { OPENSSL_cleanse(bytes, k_size); }
+
+  void refill(unsigned current_generation) {
+    if (RAND_bytes(bytes, static_cast<int>(k_size)) != 1) {
+      throw std::runtime_error("RAND_bytes failed");  // no entropy: nothing safe to do
+    }
+    used = 0;
+    generation = current_generation;
+  }
+};
+
+}  // namespace
+
+void pooled_random_bytes(unsigned char* out, std::size_t count) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
+  thread_local RandomPool pool;
+  const unsigned generation = g_fork_generation.load(std::memory_order_relaxed);
+  if (pool.generation != generation) pool.used = RandomPool::k_size;
+  while (count > 0) {
+    if (pool.used == RandomPool::k_size) pool.refill(generation);
+    const std::size_t take = std::min(count, RandomPool::k_size - pool.used);
+    std::memcpy(out, pool.bytes + pool.used, take);
+    OPENSSL_cleanse(pool.bytes + pool.used, take);  // a drawn byte is never handed out twice
+    pool.used += take;
+    out += take;
+    count -= take;
+  }
 }
 
 std::string random_token(std::size_t bytes) { return base64url(random_bytes(bytes)); }

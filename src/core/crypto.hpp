@@ -12,6 +12,11 @@ std::string sha256_hex(std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 // `count` bytes from the cryptographic random source.
 std::string random_bytes(std::size_t count);
+// `count` bytes from the same source, drawn through a per-thread pool that RAND_bytes refills in
+// blocks: one RAND_bytes call per record id cost more than the rest of the id. For values that
+// are public once made (ids), not for secrets, which take random_bytes and never sit in a pool.
+// A forked child discards the pool it inherited (it would repeat the parent's next values).
+void pooled_random_bytes(unsigned char* out, std::size_t count);
 // `bytes` random bytes, base64url without padding.
 std::string random_token(std::size_t bytes);
 std::string base64url(std::string_view bytes);

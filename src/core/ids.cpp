@@ -5,12 +5,29 @@
 
 namespace tesoro::ids {
 
+namespace {
+constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+}  // namespace
+
 std::string generate(std::string_view prefix) {
-  // 17 random bytes give 136 bits, 22 base64url characters carry 132 of them.
-  std::string random = crypto::random_token(17).substr(0, limits::k_id_random_chars);
+  // The first 22 characters of the base64url text of 17 random bytes: 132 bits. Encoded here
+  // into the id itself, and drawn from the per-thread pool (ids are public once made).
+  static_assert(limits::k_id_random_chars == 22);
+  unsigned char raw[17];
+  crypto::pooled_random_bytes(raw, sizeof raw);
   std::string id;
-  id.reserve(prefix.size() + 1 + random.size());
-  id.append(prefix).append("_").append(random);
+  id.reserve(prefix.size() + 1 + limits::k_id_random_chars);
+  id.append(prefix).push_back('_');
+  for (std::size_t i = 0; i < 15; i += 3) {
+    const unsigned v = (unsigned{raw[i]} << 16) | (unsigned{raw[i + 1]} << 8) | raw[i + 2];
+    id += k_alphabet[(v >> 18) & 63];
+    id += k_alphabet[(v >> 12) & 63];
+    id += k_alphabet[(v >> 6) & 63];
+    id += k_alphabet[v & 63];
+  }
+  const unsigned rest = (unsigned{raw[15]} << 16) | (unsigned{raw[16]} << 8);
+  id += k_alphabet[(rest >> 18) & 63];
+  id += k_alphabet[(rest >> 12) & 63];
   return id;
 }
 

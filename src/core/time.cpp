@@ -11,13 +11,10 @@ Micros now_micros() {
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string iso_local(Micros at) {
-  std::time_t seconds = static_cast<std::time_t>(at / k_micros_per_second);
-  long micros = static_cast<long>(at % k_micros_per_second);
-  if (micros < 0) {
-    micros += k_micros_per_second;
-    seconds -= 1;
-  }
+namespace {
+
+// The old formatting, kept for years outside 0..9999 (which "%04d" does not write in four digits).
+std::string iso_local_by_printf(std::time_t seconds, long micros) {
   std::tm parts{};
   gmtime_r(&seconds, &parts);
   char buffer[80];
@@ -26,7 +23,85 @@ std::string iso_local(Micros at) {
   return buffer;
 }
 
-std::string iso(Micros at) { return iso_local(at) + "Z"; }
+void put_digits(char* out, long value, int width) {
+  for (int i = width - 1; i >= 0; --i) {
+    out[i] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+}
+
+// Writes "YYYY-MM-DDTHH:MM:SS.ffffff" (26 characters), or returns false when the year does not
+// have four digits. Days to civil date by the proleptic Gregorian era arithmetic (400-year eras),
+// without gmtime_r and snprintf, which cost thousands of instructions per timestamp.
+bool put_iso_local(char* out, std::int64_t seconds, long micros) {
+  std::int64_t days = seconds / 86400;
+  std::int64_t second_of_day = seconds % 86400;
+  if (second_of_day < 0) {
+    second_of_day += 86400;
+    days -= 1;
+  }
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t day_of_era = z - era * 146097;
+  const std::int64_t year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const std::int64_t day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const std::int64_t month_index = (5 * day_of_year + 2) / 153;  // March = 0
+  const std::int64_t day = day_of_year - (153 * month_index + 2) / 5 + 1;
+  const std::int64_t month = month_index < 10 ? month_index + 3 : month_index - 9;
+  const std::int64_t year = year_of_era + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 0 || year > 9999) return false;
+  put_digits(out, static_cast<long>(year), 4);
+  out[4] = '-';
+  put_digits(out + 5, static_cast<long>(month), 2);
+  out[7] = '-';
+  put_digits(out + 8, static_cast<long>(day), 2);
+  out[10] = 'T';
+  put_digits(out + 11, static_cast<long>(second_of_day / 3600), 2);
+  out[13] = ':';
+  put_digits(out + 14, static_cast<long>(second_of_day / 60 % 60), 2);
+  out[16] = ':';
+  put_digits(out + 17, static_cast<long>(second_of_day % 60), 2);
+  out[19] = '.';
+  put_digits(out + 20, micros, 6);
+  return true;
+}
+
+// Splits `at` into whole seconds and the microseconds of that second (0..999999).
+void split(Micros at, std::int64_t& seconds, long& micros) {
+  seconds = at / k_micros_per_second;
+  micros = static_cast<long>(at % k_micros_per_second);
+  if (micros < 0) {
+    micros += k_micros_per_second;
+    seconds -= 1;
+  }
+}
+
+}  // namespace
+
+std::string iso_local(Micros at) {
+  std::int64_t seconds;
+  long micros;
+  split(at, seconds, micros);
+  char buffer[26];
+  if (!put_iso_local(buffer, seconds, micros)) {
+    return iso_local_by_printf(static_cast<std::time_t>(seconds), micros);
+  }
+  return std::string(buffer, sizeof buffer);
+}
+
+std::string iso(Micros at) {
+  std::int64_t seconds;
+  long micros;
+  split(at, seconds, micros);
+  char buffer[27];
+  if (!put_iso_local(buffer, seconds, micros)) {
+    return iso_local_by_printf(static_cast<std::time_t>(seconds), micros) + "Z";
+  }
+  buffer[26] = 'Z';
+  return std::string(buffer, sizeof buffer);
+}
+
 std::string iso_now() { return iso(now_micros()); }
 
 std::optional<Micros> parse_iso(std::string_view text) {

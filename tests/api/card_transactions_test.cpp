@@ -195,6 +195,49 @@ TEST(CardTransactions, DeclinesAreCreatedWithTheirReason) {
   EXPECT_EQ(text(list.json().at("transactions").at(0), "decline_reason"), "card_inactive");
 }
 
+// The bodies are written as JSON text, not through Boost.JSON: they must be exactly what
+// serialising a Boost.JSON object of the same keys gave (its escaping and number form, the
+// keys in the contract's order).
+TEST(CardTransactions, BodiesAreBoostJsonsTextInTheContractsKeyOrder) {
+  Server& server = Server::shared();
+  std::string card = make_card(server, 1000);
+  const std::string body =
+      R"({"amount":{"amount":600,"currency":"COP"},"channel":"online_purchase","merchant":)"
+      R"({"name":"Caf\u00e9 \"Q\" \\ / \u00f1","mcc":"5812","mid":"M1","country":"CO"}})";
+  Reply approved = authorize(server, card, body);
+  ASSERT_EQ(approved.status, 201) << approved.body;
+  EXPECT_EQ(approved.body, json::serialize(approved.json()));
+  EXPECT_EQ(text(approved.json().at("merchant"), "name"), "Caf\xC3\xA9 \"Q\" \\ / \xC3\xB1");
+  std::vector<std::string> keys;
+  const json::value approved_json = approved.json();  // kept alive while its object is walked
+  for (const auto& item : approved_json.as_object()) keys.push_back(std::string(item.key()));
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "id", "card_id", "type", "state", "amount", "held_amount", "captured_amount",
+                      "reversed_amount", "released_amount", "expired_amount", "refunded_amount",
+                      "channel", "merchant", "decline_reason", "iso8583_code", "declined_by",
+                      "history", "expires_at", "inserted_at", "updated_at"}));
+  Reply declined = authorize(server, card, body);  // 600 more than the 400 left
+  ASSERT_EQ(declined.status, 201) << declined.body;
+  EXPECT_EQ(declined.body, json::serialize(declined.json()));
+  std::string id = text(approved.json(), "id");
+  Reply captured = server.post("/v1/sandbox/card_transactions/" + id + "/capture",
+                               R"({"amount":{"amount":100,"currency":"COP"}})",
+                               {server.bearer_core()});
+  ASSERT_EQ(captured.status, 200) << captured.body;
+  EXPECT_EQ(captured.body, json::serialize(captured.json()));
+  EXPECT_EQ(captured.json().at("history").as_array().size(), 2u);
+  Reply shown = server.get("/v1/cards/" + card + "/transactions/" + id, {server.bearer_core()});
+  EXPECT_EQ(shown.body, captured.body);
+  Reply list = server.get("/v1/cards/" + card + "/transactions", {server.bearer_core()});
+  ASSERT_EQ(list.status, 200) << list.body;
+  EXPECT_EQ(list.body, json::serialize(list.json()));
+  keys.clear();
+  const json::value list_json = list.json();
+  for (const auto& item : list_json.as_object()) keys.push_back(std::string(item.key()));
+  EXPECT_EQ(keys, (std::vector<std::string>{"card_id", "transactions", "pagination"}));
+  EXPECT_EQ(list.json().at("transactions").as_array().size(), 2u);
+}
+
 TEST(CardTransactions, AuthorizationValidation) {
   Server& server = Server::shared();
   std::string card = make_card(server, 1000);

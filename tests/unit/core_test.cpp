@@ -1,6 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "core/crypto.hpp"
 #include "core/ids.hpp"
@@ -22,6 +30,75 @@ TEST(Ids, GeneratedIdsMatchThePatternAndDiffer) {
   EXPECT_EQ(seen.size(), 1000u);
 }
 
+TEST(Ids, IdsOfManyThreadsAreValidAndAllDiffer) {
+  // Each thread draws through its own pool: many pool refills, no two ids alike.
+  constexpr int k_threads = 4, k_each = 20000;
+  std::vector<std::vector<std::string>> made(k_threads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < k_threads; ++t) {
+    threads.emplace_back([&made, t] {
+      for (int i = 0; i < k_each; ++i) made[t].push_back(ids::generate("ctx"));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::set<std::string> seen;
+  for (const auto& list : made) {
+    for (const std::string& id : list) {
+      ASSERT_TRUE(ids::has_prefix(id, "ctx")) << id;
+      ASSERT_EQ(id.size(), 4u + 22u) << id;
+      seen.insert(id);
+    }
+  }
+  EXPECT_EQ(seen.size(), std::size_t{k_threads * k_each});
+}
+
+TEST(Ids, EveryPositionTakesEveryCharacterOfTheAlphabet) {
+  // A fixed or narrowed position (a wrong shift in the encoding) shows as a missing character.
+  std::array<std::set<char>, 22> at;
+  for (int i = 0; i < 20000; ++i) {
+    std::string random = ids::generate("ab").substr(3);
+    for (std::size_t k = 0; k < at.size(); ++k) at[k].insert(random[k]);
+  }
+  for (std::size_t k = 0; k < at.size(); ++k) EXPECT_EQ(at[k].size(), 64u) << "position " << k;
+}
+
+TEST(Ids, AForkedChildDoesNotRepeatTheParentsNextIds) {
+  ids::generate("ab");  // the pool now holds this thread's next values
+  int pipe_ends[2];
+  ASSERT_EQ(pipe(pipe_ends), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string id = ids::generate("ab");
+    ssize_t written = write(pipe_ends[1], id.data(), id.size());
+    _exit(written == static_cast<ssize_t>(id.size()) ? 0 : 1);
+  }
+  close(pipe_ends[1]);
+  std::string parent = ids::generate("ab");
+  char buffer[64] = {};
+  ssize_t got = read(pipe_ends[0], buffer, sizeof buffer);
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(parent.size()));
+  EXPECT_NE(std::string(buffer, got), parent);
+}
+
+TEST(Crypto, PooledRandomBytesCrossBlocksWithoutRepeating) {
+  // Draws larger than the pool and draws that straddle a refill give fresh bytes each time.
+  std::vector<unsigned char> a(10000), b(10000);
+  crypto::pooled_random_bytes(a.data(), a.size());
+  crypto::pooled_random_bytes(b.data(), b.size());
+  EXPECT_NE(a, b);
+  std::set<std::string> chunks;
+  for (int i = 0; i < 2000; ++i) {
+    unsigned char raw[17];
+    crypto::pooled_random_bytes(raw, sizeof raw);
+    chunks.insert(std::string(reinterpret_cast<char*>(raw), sizeof raw));
+  }
+  EXPECT_EQ(chunks.size(), 2000u);
+}
+
 TEST(Ids, PatternRejectsMalformed) {
   EXPECT_TRUE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAAAA"));
   EXPECT_TRUE(ids::is_valid("abcdefg_AAAAAAAAAAAAAAAAAAAA-_"));
@@ -31,6 +108,53 @@ TEST(Ids, PatternRejectsMalformed) {
   EXPECT_FALSE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAAA"));
   EXPECT_FALSE(ids::is_valid("ab_AAAAAAAAAAAAAAAAAAAA.A"));
   EXPECT_FALSE(ids::is_valid(""));
+}
+
+namespace {
+// The reference formatting: gmtime_r and snprintf, as time::iso was first written.
+std::string iso_by_gmtime(time::Micros at) {
+  std::time_t seconds = static_cast<std::time_t>(at / time::k_micros_per_second);
+  long micros = static_cast<long>(at % time::k_micros_per_second);
+  if (micros < 0) {
+    micros += time::k_micros_per_second;
+    seconds -= 1;
+  }
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[80];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", parts.tm_year + 1900,
+                parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, micros);
+  return buffer;
+}
+}  // namespace
+
+TEST(Time, IsoIsByteIdenticalToGmtimeFormatting) {
+  constexpr time::Micros k_day = 86'400 * time::k_micros_per_second;
+  std::vector<time::Micros> cases = {0, 1, -1, 999'999, -999'999, -1'000'000, k_day - 1, k_day,
+                                     -k_day, -k_day - 1,
+                                     951'782'400'000'000,   // 2000-02-29
+                                     4'107'542'400'000'000,  // 2100-03-01
+                                     -62'167'219'200'000'000,  // 0000-01-01
+                                     -62'167'219'200'000'001,  // year -1: the fallback
+                                     253'402'300'799'999'999,  // 9999-12-31T23:59:59.999999
+                                     253'402'300'800'000'000};  // 10000-01-01: the fallback
+  // Every day (at a varying time of day) from 1900 to 2400, and random instants far around.
+  for (time::Micros at = -2'208'988'800'000'000; at < 13'569'465'600'000'000;
+       at += k_day + 3'723'000'001) {
+    cases.push_back(at);
+  }
+  std::uint64_t state = 88172645463325252ull;
+  for (int i = 0; i < 20000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    cases.push_back(static_cast<time::Micros>(state % 600'000'000'000'000'000ull) -
+                    300'000'000'000'000'000);
+  }
+  for (time::Micros at : cases) {
+    ASSERT_EQ(time::iso(at), iso_by_gmtime(at)) << at;
+    std::string local = iso_by_gmtime(at);
+    local.pop_back();
+    ASSERT_EQ(time::iso_local(at), local) << at;
+  }
 }
 
 TEST(Time, IsoRoundTripAndOrdering) {

@@ -227,6 +227,26 @@ Result<Card> get_card(store::Tx& tx, const std::string& tenant_id, const std::st
   return from_row(*row);
 }
 
+Result<CardWithGroupControl> get_card_with_group_control(store::Tx& tx,
+                                                         const std::string& tenant_id,
+                                                         const std::string& id) {
+  // The card's columns under the alias c, in from_row's order, then the group's control.
+  static const std::string sql = [] {
+    std::string columns = std::string("c.") + k_columns;
+    for (std::size_t at = columns.find(", "); at != std::string::npos;
+         at = columns.find(", ", at + 4)) {
+      columns.replace(at, 2, ", c.");
+    }
+    return "SELECT " + columns +
+           ", g.spending_control_id FROM cards c LEFT JOIN configuration_groups g "
+           "ON g.tenant_id = c.tenant_id AND g.id = c.configuration_group_id "
+           "WHERE c.tenant_id = ? AND c.id = ?";
+  }();
+  auto row = tx.query_one(sql, {tenant_id, id});
+  if (!row) return errors::item_not_found("card");
+  return CardWithGroupControl{from_row(*row), row->optional_text(16)};
+}
+
 Result<PageOf<Card>> list_cards(store::Tx& tx, const std::string& tenant_id,
                                 std::int64_t offset, std::int64_t limit) {
   PageOf<Card> page;

@@ -76,6 +76,16 @@ Result<Card> update_card(store::Tx& tx, const std::string& tenant_id, const std:
 // 404 item_not_found ("card not found") when absent or another tenant's.
 Result<Card> get_card(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
+// The card with its configuration group's spending control (nullopt when the group has none),
+// read in one statement: what an authorization needs. 404 item_not_found like get_card.
+struct CardWithGroupControl {
+  Card card;
+  std::optional<std::string> group_spending_control_id;
+};
+Result<CardWithGroupControl> get_card_with_group_control(store::Tx& tx,
+                                                         const std::string& tenant_id,
+                                                         const std::string& id);
+
 // A physical card's activation: pending_activation -> active, with its event. 409
 // card_invalid_state from any other state.
 Result<Card> activate_card(store::Tx& tx, const std::string& tenant_id, const std::string& id,
