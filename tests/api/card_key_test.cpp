@@ -20,37 +20,6 @@ namespace {
 // A valid key nobody else uses: base64 of "0123456789abcdef0123456789abcdef".
 const std::string k_fixed_key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 
-std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct CommandRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs tesoro under `env` (prefix arguments such as "-u NAME" or "NAME=value"); a serve that
-// starts after all is stopped by `timeout` (exit 124) instead of hanging the test.
-CommandRun run_with_env(const std::vector<std::string>& env, const std::vector<std::string>& args) {
-  std::string line = "timeout 20 env";
-  for (const std::string& part : env) line += " " + quote(part);
-  line += " " + quote(harness::tesoro_bin());
-  for (const std::string& arg : args) line += " " + quote(arg);
-  line += " 2>&1";
-  CommandRun run;
-  FILE* pipe = ::popen(line.c_str(), "r");
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    run.output.append(buffer.data(), n);
-  }
-  int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
-
 std::vector<std::string> serve_args(const Server& server) {
   std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0"};
   for (const std::string& flag : server.store_flags()) args.push_back(flag);
@@ -83,7 +52,7 @@ void expect_key_file(const std::string& path) {
 }  // namespace
 
 TEST(CardKey, ServeHelpExplainsTheKey) {
-  CommandRun help = run_with_env({}, {"serve", "--help"});
+  harness::CommandRun help = harness::run_tesoro({"serve", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   for (const char* expected : {"TESORO_CARD_KEY", "card-number.key", "openssl rand -base64 32"}) {
     EXPECT_NE(help.output.find(expected), std::string::npos) << expected << " in " << help.output;
@@ -106,8 +75,8 @@ TEST(CardKey, TenantCreateOnAFolderNeverInitialisedWritesTheKeyToo) {
   if (harness::is_postgres()) GTEST_SKIP() << "PostgreSQL takes the key from TESORO_CARD_KEY";
   char pattern[] = "/tmp/tesoro-key-XXXXXX";
   std::string parent = ::mkdtemp(pattern);
-  CommandRun created =
-      run_with_env({}, {"tenant", "create", "--name", "acme", "--data", parent + "/data"});
+  harness::CommandRun created =
+      harness::run_tesoro({"tenant", "create", "--name", "acme", "--data", parent + "/data"});
   EXPECT_EQ(created.exit_code, 0) << created.output;
   expect_key_file(parent + "/data/card-number.key");
   std::filesystem::remove_all(parent);
@@ -140,7 +109,7 @@ TEST(CardKey, ServeRefusesAMalformedKeyFile) {
   for (const std::string& bad : {std::string("not a key\n"), std::string(),
                                 std::string(42, 'A') + "==\n"}) {  // the last: 31 bytes
     { std::ofstream(path, std::ios::trunc) << bad; }
-    CommandRun serve = run_with_env({"-u", "TESORO_CARD_KEY"}, serve_args(server));
+    harness::CommandRun serve = harness::run_tesoro(serve_args(server), {"-u", "TESORO_CARD_KEY"});
     EXPECT_EQ(serve.exit_code, 1) << serve.output;
     EXPECT_NE(serve.output.find(path), std::string::npos) << "names the file: " << serve.output;
     EXPECT_NE(serve.output.find("32 bytes"), std::string::npos) << serve.output;
@@ -153,12 +122,12 @@ TEST(CardKey, ServeRefusesAMalformedKeyFile) {
 TEST(CardKey, PostgresServeWithoutTheVariableExitsNamingIt) {
   if (!harness::is_postgres()) GTEST_SKIP() << "SQLite has the data folder's key file";
   Server& server = Server::shared();
-  CommandRun serve = run_with_env({"-u", "TESORO_CARD_KEY"}, serve_args(server));
+  harness::CommandRun serve = harness::run_tesoro(serve_args(server), {"-u", "TESORO_CARD_KEY"});
   EXPECT_EQ(serve.exit_code, 1) << serve.output;
   EXPECT_NE(serve.output.find("TESORO_CARD_KEY must be set"), std::string::npos) << serve.output;
   EXPECT_NE(serve.output.find("openssl rand -base64 32"), std::string::npos) << serve.output;
   // An empty value is no key either.
-  CommandRun empty = run_with_env({"TESORO_CARD_KEY="}, serve_args(server));
+  harness::CommandRun empty = harness::run_tesoro(serve_args(server), {"TESORO_CARD_KEY="});
   EXPECT_EQ(empty.exit_code, 1) << empty.output;
   EXPECT_NE(empty.output.find("TESORO_CARD_KEY must be set"), std::string::npos) << empty.output;
 }
@@ -170,7 +139,7 @@ TEST(CardKey, AMalformedVariableStopsServeOnEitherEngine) {
       std::string(42, 'A') + "==",          // base64 of 31 bytes
       k_fixed_key + "AAAA"};                // base64 of 35 bytes
   for (const std::string& bad : bad_keys) {
-    CommandRun serve = run_with_env({"TESORO_CARD_KEY=" + bad}, serve_args(server));
+    harness::CommandRun serve = harness::run_tesoro(serve_args(server), {"TESORO_CARD_KEY=" + bad});
     EXPECT_EQ(serve.exit_code, 1) << bad << ": " << serve.output;
     EXPECT_NE(serve.output.find("TESORO_CARD_KEY is not a valid card-number key"), std::string::npos)
         << serve.output;

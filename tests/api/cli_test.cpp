@@ -12,37 +12,12 @@
 #include "harness.hpp"
 
 using harness::Reply;
+using harness::CommandRun;
 using harness::Server;
+using harness::run_tesoro;
 namespace json = boost::json;
 
 namespace {
-
-std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct CommandRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandRun run_tesoro(const std::vector<std::string>& args) {
-  std::string line = quote(harness::tesoro_bin());
-  for (const std::string& arg : args) line += " " + quote(arg);
-  line += " 2>&1";
-  CommandRun run;
-  FILE* pipe = ::popen(line.c_str(), "r");
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    run.output.append(buffer.data(), n);
-  }
-  int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
@@ -51,8 +26,8 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 
 // Tables in the PostgreSQL database's schema; "" when the query fails.
 std::string postgres_table_count(const std::string& url) {
-  std::string line = "psql " + quote(url) + " -qAtc " +
-                     quote("SELECT COUNT(*) FROM information_schema.tables "
+  std::string line = "psql " + harness::shell_quote(url) + " -qAtc " +
+                     harness::shell_quote("SELECT COUNT(*) FROM information_schema.tables "
                            "WHERE table_schema = current_schema()") + " 2>/dev/null";
   std::string out;
   FILE* pipe = ::popen(line.c_str(), "r");

@@ -23,13 +23,14 @@
 #include <thread>
 
 namespace harness {
-namespace {
 
 std::string shell_quote(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
+
+namespace {
 
 int free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -188,6 +189,24 @@ std::string Reply::error_code() const {
   const json::value* errors = value.as_object().if_contains("errors");
   if (!errors || !errors->is_array() || errors->as_array().empty()) return "";
   return std::string(errors->as_array()[0].as_object().at("error_code").as_string());
+}
+
+CommandRun run_tesoro(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  std::string line = "timeout 20 env";
+  for (const std::string& part : env) line += " " + shell_quote(part);
+  line += " " + shell_quote(tesoro_bin());
+  for (const std::string& arg : args) line += " " + shell_quote(arg);
+  line += " 2>&1";
+  CommandRun run;
+  FILE* pipe = ::popen(line.c_str(), "r");
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    run.output.append(buffer.data(), n);
+  }
+  int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
 }
 
 std::string Reply::error_path() const {

@@ -92,6 +92,19 @@ class Server {
 };
 
 std::string tesoro_bin();
+
+// `text` in single quotes for sh.
+std::string shell_quote(const std::string& text);
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+// Runs the tesoro binary with `args` outside any server, under `env` (arguments of env(1) such
+// as "-u NAME" or "NAME=value"). A command still running after 20 s (a serve that started after
+// all) is stopped by timeout(1), exit 124, instead of hanging the test.
+CommandRun run_tesoro(const std::vector<std::string>& args,
+                      const std::vector<std::string>& env = {});
 // A valid POST /v1/ledger/account_holders body with this external_id.
 std::string account_holder_body(const std::string& external_id);
 std::string new_uuid();
