@@ -177,6 +177,10 @@ Error under(Error error, const std::string& field) {
   return error;
 }
 
+Result<BalanceOperationOutcome> perform_on(store::Tx& tx, const std::string& tenant_id,
+                                           const Card& card, const NewBalanceOperation& input,
+                                           time::Micros now);
+
 }  // namespace
 
 Result<Card> create_card(store::Tx& tx, const std::string& tenant_id, const NewCard& input,
@@ -213,7 +217,7 @@ Result<Card> create_card(store::Tx& tx, const std::string& tenant_id, const NewC
     }
     NewBalanceOperation topup{"topup", *input.initial_balance_minor, card.currency,
                               "initial balance", k_initial_balance_entity};
-    auto performed = perform_balance_operation(tx, tenant_id, card.id, topup, now);
+    auto performed = perform_on(tx, tenant_id, card, topup, now);
     if (!performed) return under(std::move(performed).error(), "initial_balance");
   }
   return card;
@@ -335,6 +339,38 @@ Result<Card> activate_card(store::Tx& tx, const std::string& tenant_id, const st
   return card;
 }
 
+namespace {
+
+// The operation on a card already read in this unit.
+Result<BalanceOperationOutcome> perform_on(store::Tx& tx, const std::string& tenant_id,
+                                           const Card& card, const NewBalanceOperation& input,
+                                           time::Micros now) {
+  ledger::Journal journal(tx, now);
+  // Lock first: a concurrent request with the same entity_id waits here, then finds ours.
+  if (Status locked = journal.lock({{tenant_id, card.account_id},
+                                    {tenant_id, card.prepaid_account_id}});
+      !locked) {
+    return std::move(locked).error();
+  }
+  auto existing = tx.query_one(std::string("SELECT ") + k_operation_columns +
+                                   " FROM card_balance_operations WHERE tenant_id = ? AND "
+                                   "card_id = ? AND entity_id = ?",
+                               {tenant_id, card.id, input.entity_id});
+  if (existing) return BalanceOperationOutcome{operation_from_row(*existing), false};
+  if (input.operation == "topup" && card.state == "canceled") {
+    return errors::of(ErrorCode::card_invalid_state, std::nullopt,
+                      "a canceled card cannot be topped up");
+  }
+  if (input.currency != card.currency) return ledger::currency_mismatch(card.currency);
+  auto entry = move_prepaid(journal, tenant_id, card, input.operation, input.amount_minor,
+                            input.currency, input.description);
+  if (!entry) return std::move(entry).error();
+  return BalanceOperationOutcome{
+      insert_operation(tx, tenant_id, card.id, input, entry->entry_id, now), true};
+}
+
+}  // namespace
+
 Result<BalanceOperationOutcome> perform_balance_operation(store::Tx& tx,
                                                           const std::string& tenant_id,
                                                           const std::string& card_id,
@@ -342,28 +378,7 @@ Result<BalanceOperationOutcome> perform_balance_operation(store::Tx& tx,
                                                           time::Micros now) {
   auto card = get_card(tx, tenant_id, card_id);
   if (!card) return std::move(card).error();
-  ledger::Journal journal(tx, now);
-  // Lock first: a concurrent request with the same entity_id waits here, then finds ours.
-  if (Status locked = journal.lock({{tenant_id, card->account_id},
-                                    {tenant_id, card->prepaid_account_id}});
-      !locked) {
-    return std::move(locked).error();
-  }
-  auto existing = tx.query_one(std::string("SELECT ") + k_operation_columns +
-                                   " FROM card_balance_operations WHERE tenant_id = ? AND "
-                                   "card_id = ? AND entity_id = ?",
-                               {tenant_id, card_id, input.entity_id});
-  if (existing) return BalanceOperationOutcome{operation_from_row(*existing), false};
-  if (input.operation == "topup" && card->state == "canceled") {
-    return errors::of(ErrorCode::card_invalid_state, std::nullopt,
-                      "a canceled card cannot be topped up");
-  }
-  if (input.currency != card->currency) return ledger::currency_mismatch(card->currency);
-  auto entry = move_prepaid(journal, tenant_id, *card, input.operation, input.amount_minor,
-                            input.currency, input.description);
-  if (!entry) return std::move(entry).error();
-  return BalanceOperationOutcome{
-      insert_operation(tx, tenant_id, card_id, input, entry->entry_id, now), true};
+  return perform_on(tx, tenant_id, *card, input, now);
 }
 
 Result<PageOf<BalanceOperation>> list_balance_operations(store::Tx& tx,

@@ -155,6 +155,14 @@ Result<EntryResult> Journal::post(const std::string& tenant_id, const std::strin
   return std::move(checked->result);
 }
 
+void Journal::store_held(const std::string& tenant_id, const std::string& account_id,
+                         std::int64_t held) {
+  // The available balance changed: so did the balance's updated_at.
+  tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
+           "AND id = ?",
+           {held, time::iso(now_), tenant_id, account_id});
+}
+
 Status Journal::hold(const std::string& tenant_id, const std::string& account_id,
                      std::int64_t amount_minor, const std::string& currency) {
   auto locked = locked_.find({tenant_id, account_id});
@@ -169,10 +177,7 @@ Status Journal::hold(const std::string& tenant_id, const std::string& account_id
   if (!held) return errors::of(ErrorCode::balance_overflow, "amount.amount");
   if (*held > account.balance) return errors::of(ErrorCode::insufficient_funds, "amount.amount");
   account.held = *held;
-  // The available balance changed: so did the balance's updated_at.
-  tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
-           "AND id = ?",
-           {account.held, time::iso(now_), tenant_id, account_id});
+  store_held(tenant_id, account_id, account.held);
   return ok_status();
 }
 
@@ -185,9 +190,7 @@ Status Journal::release(const std::string& tenant_id, const std::string& account
   if (amount_minor == 0) return ok_status();
   Locked& account = locked->second;
   account.held -= amount_minor;
-  tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
-           "AND id = ?",
-           {account.held, time::iso(now_), tenant_id, account_id});
+  store_held(tenant_id, account_id, account.held);
   return ok_status();
 }
 

@@ -91,6 +91,8 @@ class Journal {
   };
   struct Checked;
   Result<Checked> check(const std::string& tenant_id, const std::vector<Posting>& postings);
+  void store_held(const std::string& tenant_id, const std::string& account_id,
+                  std::int64_t held);
   void write(const std::string& tenant_id, const std::string& kind,
              const std::string& description, const std::vector<Posting>& postings,
              const EntryResult& result);
