@@ -3,32 +3,58 @@
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
 
+#include <algorithm>
+
 namespace tesoro::ids {
 
 namespace {
+// The random characters: any 64 will do.
 constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+// The time characters: the same 64 in ASCII order, so that byte order is time order.
+constexpr char k_sorted_alphabet[] =
+    "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+
+// 1/32 s since 2020-01-01T00:00:00Z in 36 bits: until 2088. Coarse enough that a group commit's
+// ids share their leading characters, fine enough that they land on a few index pages.
+constexpr std::int64_t k_epoch_unix_seconds = 1577836800;
+constexpr std::int64_t k_ticks_per_second = 32;
+constexpr std::uint64_t k_tick_max = (std::uint64_t{1} << 36) - 1;
 }  // namespace
 
-std::string generate(std::string_view prefix) {
-  // The first 22 characters of the base64url text of 17 random bytes: 132 bits. Encoded here
-  // into the id itself, and drawn from the per-thread pool (ids are public once made).
-  static_assert(limits::k_id_random_chars == 22);
-  unsigned char raw[17];
-  crypto::pooled_random_bytes(raw, sizeof raw);
+std::uint64_t time_ticks(std::chrono::system_clock::time_point at) {
+  auto since_epoch = std::chrono::duration_cast<std::chrono::microseconds>(at.time_since_epoch()).count() -
+                     k_epoch_unix_seconds * 1'000'000;
+  if (since_epoch <= 0) return 0;
+  auto ticks = static_cast<std::uint64_t>(since_epoch) * k_ticks_per_second / 1'000'000;
+  return std::min(ticks, k_tick_max);  // past 2088 ids stay valid; they stop sorting by time
+}
+
+std::string encode(std::string_view prefix, std::uint64_t ticks,
+                   const unsigned char (&random)[k_random_bytes]) {
+  static_assert(limits::k_id_chars_after_prefix == k_time_chars + 16 && k_random_bytes == 12);
   std::string id;
-  id.reserve(prefix.size() + 1 + limits::k_id_random_chars);
+  id.reserve(prefix.size() + 1 + limits::k_id_chars_after_prefix);
   id.append(prefix).push_back('_');
-  for (std::size_t i = 0; i < 15; i += 3) {
-    const unsigned v = (unsigned{raw[i]} << 16) | (unsigned{raw[i + 1]} << 8) | raw[i + 2];
+  ticks = std::min(ticks, k_tick_max);
+  for (int shift = 6 * (k_time_chars - 1); shift >= 0; shift -= 6) {
+    id += k_sorted_alphabet[(ticks >> shift) & 63];
+  }
+  // 96 random bits, four characters per three bytes.
+  for (std::size_t i = 0; i < k_random_bytes; i += 3) {
+    const unsigned v = (unsigned{random[i]} << 16) | (unsigned{random[i + 1]} << 8) | random[i + 2];
     id += k_alphabet[(v >> 18) & 63];
     id += k_alphabet[(v >> 12) & 63];
     id += k_alphabet[(v >> 6) & 63];
     id += k_alphabet[v & 63];
   }
-  const unsigned rest = (unsigned{raw[15]} << 16) | (unsigned{raw[16]} << 8);
-  id += k_alphabet[(rest >> 18) & 63];
-  id += k_alphabet[(rest >> 12) & 63];
   return id;
+}
+
+std::string generate(std::string_view prefix) {
+  // Drawn from the per-thread pool: ids are public once made, and need no secrecy beyond that.
+  unsigned char random[k_random_bytes];
+  crypto::pooled_random_bytes(random, sizeof random);
+  return encode(prefix, time_ticks(std::chrono::system_clock::now()), random);
 }
 
 bool is_valid(std::string_view id) {
@@ -38,7 +64,7 @@ bool is_valid(std::string_view id) {
     if (id[i] < 'a' || id[i] > 'z') return false;
   }
   std::string_view random = id.substr(underscore + 1);
-  if (random.size() != limits::k_id_random_chars) return false;
+  if (random.size() != limits::k_id_chars_after_prefix) return false;
   for (char c : random) {
     bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                    c == '_' || c == '-';

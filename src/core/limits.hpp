@@ -48,7 +48,7 @@ inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
 inline constexpr std::size_t k_activation_token_bytes = 32;
 
 // Identifiers and keys
-inline constexpr std::size_t k_id_random_chars = 22;
+inline constexpr std::size_t k_id_chars_after_prefix = 22;  // 6 of time, 16 random (ids.hpp)
 inline constexpr std::size_t k_idempotency_key_max_chars = 255;
 inline constexpr std::int64_t k_idempotency_retention_seconds = 24 * 3600;
 inline constexpr int k_idempotency_sweep_interval_ms = 60'000;

@@ -3,7 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <set>
@@ -52,14 +54,56 @@ TEST(Ids, IdsOfManyThreadsAreValidAndAllDiffer) {
   EXPECT_EQ(seen.size(), std::size_t{k_threads * k_each});
 }
 
-TEST(Ids, EveryPositionTakesEveryCharacterOfTheAlphabet) {
+TEST(Ids, EveryRandomPositionTakesEveryCharacterOfTheAlphabet) {
   // A fixed or narrowed position (a wrong shift in the encoding) shows as a missing character.
-  std::array<std::set<char>, 22> at;
+  std::array<std::set<char>, 16> at;
   for (int i = 0; i < 20000; ++i) {
-    std::string random = ids::generate("ab").substr(3);
+    std::string random = ids::generate("ab").substr(3 + ids::k_time_chars);
+    ASSERT_EQ(random.size(), at.size());
     for (std::size_t k = 0; k < at.size(); ++k) at[k].insert(random[k]);
   }
   for (std::size_t k = 0; k < at.size(); ++k) EXPECT_EQ(at[k].size(), 64u) << "position " << k;
+}
+
+TEST(Ids, IdsSortByTheirTimeWhateverTheirRandomPart) {
+  unsigned char low[ids::k_random_bytes] = {}, high[ids::k_random_bytes];
+  std::fill(std::begin(high), std::end(high), 0xff);
+  // Each time character, with every value of the ones after it: a later tick sorts after.
+  for (std::uint64_t tick : {0ull, 1ull, 63ull, 64ull, 4095ull, 4096ull, 123456789ull,
+                             (1ull << 36) - 2}) {
+    std::string earlier = ids::encode("ctx", tick, high), later = ids::encode("ctx", tick + 1, low);
+    EXPECT_LT(earlier, later) << tick;
+    EXPECT_TRUE(ids::has_prefix(earlier, "ctx")) << earlier;
+    EXPECT_TRUE(ids::has_prefix(later, "ctx")) << later;
+  }
+  // Every character of the sorted alphabet in ASCII order: the time characters of 0..63.
+  std::string previous;
+  for (std::uint64_t tick = 0; tick < 64; ++tick) {
+    std::string id = ids::encode("ab", tick, low);
+    EXPECT_EQ(id.substr(3, 5), "-----");
+    if (!previous.empty()) {
+      EXPECT_LT(previous[8], id[8]) << tick;
+    }
+    previous = id;
+  }
+}
+
+TEST(Ids, TheTimeIsThirtySecondsOfASecondSince2020AndClamps) {
+  using std::chrono::system_clock;
+  auto epoch = system_clock::from_time_t(1577836800);  // 2020-01-01T00:00:00Z
+  EXPECT_EQ(ids::time_ticks(epoch), 0u);
+  EXPECT_EQ(ids::time_ticks(epoch - std::chrono::hours(24)), 0u);
+  EXPECT_EQ(ids::time_ticks(epoch + std::chrono::seconds(1)), 32u);
+  EXPECT_EQ(ids::time_ticks(epoch + std::chrono::milliseconds(31)), 0u);
+  EXPECT_EQ(ids::time_ticks(epoch + std::chrono::microseconds(31250)), 1u);
+  EXPECT_EQ(ids::time_ticks(epoch + std::chrono::hours(24 * 365 * 80)), (1ull << 36) - 1);
+  // generate stamps the current time.
+  auto before = ids::time_ticks(system_clock::now());
+  std::string id = ids::generate("ab");
+  auto after = ids::time_ticks(system_clock::now());
+  unsigned char zero[ids::k_random_bytes] = {};
+  EXPECT_GE(id.substr(3, 6), ids::encode("ab", before, zero).substr(3, 6));
+  EXPECT_LE(id.substr(3, 6), ids::encode("ab", after, zero).substr(3, 6));
 }
 
 TEST(Ids, AForkedChildDoesNotRepeatTheParentsNextIds) {

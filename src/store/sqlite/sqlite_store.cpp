@@ -52,7 +52,7 @@ class Connection {
     exec_plain("PRAGMA foreign_keys=ON");
     if (read_only) {
       // Readers share the OS page cache through mmap instead of each filling a cache of its own.
-      exec_plain("PRAGMA mmap_size=268435456");
+      exec_plain("PRAGMA mmap_size=0");
     } else {
       // Random identifiers spread inserts over many index pages: the writer keeps them in memory
       // rather than re-reading them from the OS cache on every commit.
