@@ -51,7 +51,9 @@ class Connection {
     exec_plain("PRAGMA synchronous=FULL");
     exec_plain("PRAGMA foreign_keys=ON");
     if (read_only) {
-      // Readers share the OS page cache through mmap instead of each filling a cache of its own.
+      // No mmap: after any commit, SQLite drops a reader's whole mapping at its next read (a
+      // munmap, then a page fault per page touched), which cost more than reading the few pages
+      // a request needs from the OS page cache.
       exec_plain("PRAGMA mmap_size=0");
     } else {
       // Random identifiers spread inserts over many index pages: the writer keeps them in memory
