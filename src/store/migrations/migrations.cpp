@@ -30,7 +30,8 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> k_migrations = [] {
     std::vector<Migration> all;
     for (auto* module : {foundation_migrations, account_holder_migrations, job_migrations,
-                         ledger_migrations, event_migrations, card_migrations}) {
+                         ledger_migrations, event_migrations, card_migrations,
+                         collection_migrations}) {
       for (Migration& migration : module()) all.push_back(std::move(migration));
     }
     std::sort(all.begin(), all.end(),

@@ -35,6 +35,7 @@ std::vector<Migration> job_migrations();
 std::vector<Migration> ledger_migrations();
 std::vector<Migration> event_migrations();
 std::vector<Migration> card_migrations();
+std::vector<Migration> collection_migrations();
 
 // All of them, in version order (versions are unique and have no gaps).
 const std::vector<Migration>& migrations();
