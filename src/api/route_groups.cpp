@@ -16,6 +16,7 @@ void add_card_routes(Routes& routes);
 void add_card_transaction_routes(Routes& routes);
 void add_activation_link_routes(Routes& routes);
 void add_activation_page_routes(Routes& routes);
+void add_collection_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -32,6 +33,7 @@ std::span<const AddRoutes> route_groups() {
       add_card_transaction_routes,
       add_activation_link_routes,
       add_activation_page_routes,
+      add_collection_routes,
   };
   return k_groups;
 }
