@@ -90,8 +90,8 @@ std::optional<Error> check_text(std::string_view field, std::string_view value, 
                                   std::string(tag) + ")");
   }
   if (!all_of(value, is_printable_ascii)) {
-    return field_error(field, "may hold only printable ASCII characters (EMVCo tag " +
-                                  std::string(tag) + ")");
+    return field_error(
+        field, "may hold only printable ASCII characters (EMVCo tag " + std::string(tag) + ")");
   }
   return std::nullopt;
 }
@@ -105,7 +105,8 @@ std::size_t key_value_max(const Payload& payload) {
 std::optional<Error> validate(const Payload& payload) {
   if (payload.network.empty() || payload.network.size() > k_network_max_chars ||
       !all_of(payload.network, is_upper_alnum)) {
-    return field_error("network", "is 1 to 4 uppercase letters or digits (the <NET> of CO.COM.<NET>)");
+    return field_error("network",
+                       "is 1 to 4 uppercase letters or digits (the <NET> of CO.COM.<NET>)");
   }
   if (!key_sub_tag(payload.key_type)) {
     return field_error("key_type",
@@ -178,7 +179,8 @@ Result<std::vector<DataObject>> parse_objects(std::string_view text, std::size_t
       return parse_error("tag " + std::string(tag) + " " + where + " has length '" +
                          std::string(length_text) + "', not 2 digits");
     }
-    std::size_t length = static_cast<std::size_t>((length_text[0] - '0') * 10 + (length_text[1] - '0'));
+    std::size_t length =
+        static_cast<std::size_t>((length_text[0] - '0') * 10 + (length_text[1] - '0'));
     if (length == 0) return parse_error("tag " + std::string(tag) + " " + where + " is empty");
     if (length > text.size() - at - 4) {
       return parse_error("tag " + std::string(tag) + " " + where + " has length " +
@@ -198,15 +200,19 @@ Result<std::vector<DataObject>> parse_objects(std::string_view text, std::size_t
   return objects;
 }
 
+int hex_digit(char c) {
+  if (is_digit(c)) return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
 std::optional<std::uint16_t> parse_hex16(std::string_view text) {
-  std::uint16_t value = 0;
   if (text.size() != 4) return std::nullopt;
+  std::uint16_t value = 0;
   for (char c : text) {
-    int digit;
-    if (is_digit(c)) digit = c - '0';
-    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    else return std::nullopt;
+    int digit = hex_digit(c);
+    if (digit < 0) return std::nullopt;
     value = static_cast<std::uint16_t>(value << 4 | digit);
   }
   return value;
@@ -217,7 +223,8 @@ std::optional<std::int64_t> parse_amount(std::string_view text) {
   if (text.empty() || text.size() > k_amount_max_chars) return std::nullopt;
   std::size_t dot = text.find('.');
   std::string_view whole = text.substr(0, dot);
-  std::string_view cents = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
+  std::string_view cents =
+      dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
   if (whole.empty() || !all_of(whole, is_digit) || !all_of(cents, is_digit) || cents.size() > 2) {
     return std::nullopt;
   }
@@ -254,13 +261,30 @@ Result<std::string> required_child(const std::vector<DataObject>& objects, std::
   return child->value;
 }
 
+// The ASCII stand-in of a code point for ascii_field, or '\0' to drop it.
+char ascii_of(unsigned code) {
+  // U+00C0..U+00FF without their marks; '\0' drops the character (×, ÷, Þ, þ).
+  static constexpr char k_latin1_letters[] =
+      "AAAAAAACEEEEIIII"
+      "DNOOOOO\0OUUUUY\0s"
+      "aaaaaaaceeeeiiii"
+      "dnooooo\0ouuuuy\0y";
+  if (code < 0x80) {
+    if (is_printable_ascii(static_cast<char>(code))) return static_cast<char>(code);
+    return code == '\t' || code == '\n' || code == '\r' ? ' ' : '\0';
+  }
+  if (code == 0xA0) return ' ';  // no-break space
+  if (code >= 0xC0 && code <= 0xFF) return k_latin1_letters[code - 0xC0];
+  return '\0';
+}
+
 }  // namespace
 
 std::uint16_t crc16(std::string_view text) {
   std::uint16_t crc = 0xFFFF;
   for (char c : text) {
-    crc = static_cast<std::uint16_t>((crc << 8) ^
-                                     k_crc_table[((crc >> 8) ^ static_cast<unsigned char>(c)) & 0xFF]);
+    crc = static_cast<std::uint16_t>(
+        (crc << 8) ^ k_crc_table[((crc >> 8) ^ static_cast<unsigned char>(c)) & 0xFF]);
   }
   return crc;
 }
@@ -440,35 +464,27 @@ std::string payment_id(const Payload& payload) {
 }
 
 std::string ascii_field(std::string_view utf8, std::size_t max_chars) {
-  // U+00C0..U+00FF without their marks; '\0' drops the character (×, ÷, Þ, þ).
-  static constexpr char k_latin1_letters[] =
-      "AAAAAAACEEEEIIII"
-      "DNOOOOO\0OUUUUY\0s"
-      "aaaaaaaceeeeiiii"
-      "dnooooo\0ouuuuy\0y";
   std::string out;
   out.reserve(utf8.size());
-  auto put = [&](char c) {
-    if (c == ' ' && (out.empty() || out.back() == ' ')) return;  // no leading or double spaces
-    out.push_back(c);
-  };
   for (std::size_t i = 0; i < utf8.size();) {
     unsigned char lead = static_cast<unsigned char>(utf8[i]);
+    // The code point (only ASCII and 2-byte sequences can map to a character) and its length;
+    // a byte that starts no valid sequence counts as one unmappable character.
+    unsigned code = 0xFFFF;
+    std::size_t length = 1;
     if (lead < 0x80) {
-      if (is_printable_ascii(static_cast<char>(lead))) put(static_cast<char>(lead));
-      else if (lead == '\t' || lead == '\n' || lead == '\r') put(' ');
-      ++i;
-      continue;
-    }
-    std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if (length == 2 && i + 1 < utf8.size()) {
-      unsigned code = (lead & 0x1Fu) << 6 | (static_cast<unsigned char>(utf8[i + 1]) & 0x3Fu);
-      if (code == 0xA0) put(' ');
-      else if (code >= 0xC0 && code <= 0xFF && k_latin1_letters[code - 0xC0] != '\0') {
-        put(k_latin1_letters[code - 0xC0]);
-      }
+      code = lead;
+    } else if (lead >= 0xC0 && i + 1 < utf8.size() &&
+               (static_cast<unsigned char>(utf8[i + 1]) & 0xC0) == 0x80) {
+      length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+      if (length == 2)
+        code = (lead & 0x1Fu) << 6 | (static_cast<unsigned char>(utf8[i + 1]) & 0x3Fu);
     }
     i += length;
+    char c = ascii_of(code);
+    if (c == '\0') continue;
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;  // no leading or double spaces
+    out.push_back(c);
   }
   if (out.size() > max_chars) out.resize(max_chars);
   while (!out.empty() && out.back() == ' ') out.pop_back();

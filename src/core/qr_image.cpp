@@ -50,9 +50,10 @@ Result<Symbol> encode(std::string_view text, Level level) {
   Symbol symbol(QRcode_encodeString(c_text.c_str(), 0, qrencode_level(level), QR_MODE_8, 1));
   if (!symbol) {
     if (errno == ERANGE) {
-      return errors::validation("the QR text is too long for a QR symbol at error-correction level " +
-                                    std::string(to_string(level)),
-                                std::nullopt);
+      return errors::validation(
+          "the QR text is too long for a QR symbol at error-correction level " +
+              std::string(to_string(level)),
+          std::nullopt);
     }
     if (errno == ENOMEM) throw std::bad_alloc();
     return errors::validation("libqrencode cannot encode the QR text", std::nullopt);
@@ -62,19 +63,20 @@ Result<Symbol> encode(std::string_view text, Level level) {
 
 Result<Layout> place(const QRcode& symbol, int width) {
   if (width > limits::k_qr_image_width_max_pixels) {
-    return errors::validation("image_width is at most " +
-                                  std::to_string(limits::k_qr_image_width_max_pixels) + " pixels",
-                              "image_width");
+    return errors::validation(
+        "image_width is at most " + std::to_string(limits::k_qr_image_width_max_pixels) + " pixels",
+        "image_width");
   }
   Layout layout;
   layout.version = symbol.version;
   layout.modules = symbol.width;
   int modules_total = symbol.width + 2 * k_quiet_zone_modules;
   if (width < modules_total) {
-    return errors::validation("image_width " + std::to_string(width) + " is too small for this " +
-                                  std::to_string(symbol.width) + "-module QR symbol and its quiet "
-                                  "zone (at least " + std::to_string(modules_total) + " pixels)",
-                              "image_width");
+    std::string message = "image_width " + std::to_string(width) + " is too small for this " +
+                          std::to_string(symbol.width) +
+                          "-module QR symbol and its quiet zone (at least " +
+                          std::to_string(modules_total) + " pixels)";
+    return errors::validation(std::move(message), "image_width");
   }
   layout.pixels_per_module = width / modules_total;
   layout.margin = (width - symbol.width * layout.pixels_per_module) / 2;
@@ -118,7 +120,11 @@ void fill_row(Image& image, int module_y) {
   const int scale = image.layout.pixels_per_module;
   std::memcpy(image.row.data(), image.blank.data(), image.row.size());
   for (int x = 0; x < size;) {
-    if (!(modules[x] & 1)) { ++x; continue; }  // a dark module has bit 0 set
+    // A dark module has bit 0 set; a run of them is painted at once.
+    if (!(modules[x] & 1)) {
+      ++x;
+      continue;
+    }
     int run_start = x;
     while (x < size && (modules[x] & 1)) ++x;
     paint_black(image.row.data(), image.layout.margin + run_start * scale, (x - run_start) * scale);
@@ -162,9 +168,9 @@ bool write_png(png_structp png, png_infop info, Image& image) {
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
     png_set_compression_strategy(png, Z_DEFAULT_STRATEGY);
   }
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.width),
-               1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
+               static_cast<png_uint_32>(image.width), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
 
   const int margin = image.layout.margin;
@@ -218,7 +224,8 @@ Result<std::string> png(std::string_view text, Level level, int width) {
   image.row.assign(row_bytes, 0xFF);
   image.out.reserve(2048 + row_bytes * 4);
 
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, on_png_error, on_png_warning);
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, on_png_error, on_png_warning);
   if (!png) throw std::bad_alloc();
   png_infop info = png_create_info_struct(png);
   if (!info) {

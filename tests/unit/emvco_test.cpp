@@ -1,9 +1,10 @@
+#include "core/emvco.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <string>
-
-#include "core/emvco.hpp"
 
 using namespace tesoro;
 
@@ -40,6 +41,13 @@ emvco::Payload colombian_payload() {
   payload.terminal_label = "TERM0001";
   payload.purpose = "00";
   payload.transaction_id = "P1234567891234";
+  return payload;
+}
+
+// The Colombian payload changed by `change`.
+emvco::Payload colombian_with(const std::function<void(emvco::Payload&)>& change) {
+  emvco::Payload payload = colombian_payload();
+  change(payload);
   return payload;
 }
 
@@ -288,63 +296,53 @@ TEST(EmvcoBuild, FieldsAtTheirLimitsAreAccepted) {
 }
 
 TEST(EmvcoBuild, LengthLimitsAreRejected) {
-  emvco::Payload payload = colombian_payload();
-  payload.merchant_name = std::string(26, 'N');
-  expect_build_fails(payload, "merchant_name");
-
-  payload = colombian_payload();
-  payload.merchant_city = std::string(16, 'C');
-  expect_build_fails(payload, "merchant_city");
-
-  payload = colombian_payload();
-  payload.transaction_id = std::string(20, '7');
-  expect_build_fails(payload, "transaction_id");
-
-  payload = colombian_payload();
-  payload.amount_minor = emvco::k_amount_max_minor + 1;  // "10000000000.00" is 14 characters
-  expect_build_fails(payload, "amount_minor");
-
-  payload = colombian_payload();
-  payload.terminal_label = std::string(26, 'T');
-  expect_build_fails(payload, "terminal_label");
-
-  payload = colombian_payload();
-  payload.postal_code = std::string(11, '1');
-  expect_build_fails(payload, "postal_code");
-
-  payload = colombian_payload();
-  payload.network = "ABCD";
-  payload.key_value = std::string(77, 'e');
-  expect_build_fails(payload, "key_value");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_name = std::string(26, 'N'); }),
+                     "merchant_name");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_city = std::string(16, 'C'); }),
+                     "merchant_city");
+  expect_build_fails(colombian_with([](auto& p) { p.transaction_id = std::string(20, '7'); }),
+                     "transaction_id");
+  // "10000000000.00" is 14 characters.
+  expect_build_fails(
+      colombian_with([](auto& p) { p.amount_minor = emvco::k_amount_max_minor + 1; }),
+      "amount_minor");
+  expect_build_fails(colombian_with([](auto& p) { p.terminal_label = std::string(26, 'T'); }),
+                     "terminal_label");
+  expect_build_fails(colombian_with([](auto& p) { p.postal_code = std::string(11, '1'); }),
+                     "postal_code");
+  expect_build_fails(colombian_with([](auto& p) {
+                       p.network = "ABCD";
+                       p.key_value = std::string(77, 'e');
+                     }),
+                     "key_value");
 }
 
 TEST(EmvcoBuild, BadValuesAreRejected) {
-  auto with = [](auto change) {
-    emvco::Payload payload = colombian_payload();
-    change(payload);
-    return payload;
-  };
-  expect_build_fails(with([](auto& p) { p.amount_minor = 0; }), "amount_minor");
-  expect_build_fails(with([](auto& p) { p.amount_minor = -100; }), "amount_minor");
-  expect_build_fails(with([](auto& p) { p.merchant_name = ""; }), "merchant_name");
-  expect_build_fails(with([](auto& p) { p.merchant_name = "Panadería"; }), "merchant_name");
-  expect_build_fails(with([](auto& p) { p.merchant_city = "BOG\nOTA"; }), "merchant_city");
-  expect_build_fails(with([](auto& p) { p.merchant_city = ""; }), "merchant_city");
-  expect_build_fails(with([](auto& p) { p.postal_code = ""; }), "postal_code");
-  expect_build_fails(with([](auto& p) { p.terminal_label = ""; }), "terminal_label");
-  expect_build_fails(with([](auto& p) { p.purpose = "0"; }), "purpose");
-  expect_build_fails(with([](auto& p) { p.purpose = "AB"; }), "purpose");
-  expect_build_fails(with([](auto& p) { p.transaction_id = ""; }), "transaction_id");
-  expect_build_fails(with([](auto& p) { p.transaction_id = "P-1"; }), "transaction_id");
-  expect_build_fails(with([](auto& p) { p.key_type = "iban"; }), "key_type");
-  expect_build_fails(with([](auto& p) { p.key_type = ""; }), "key_type");
-  expect_build_fails(with([](auto& p) { p.key_value = ""; }), "key_value");
-  expect_build_fails(with([](auto& p) { p.merchant_category_code = "541"; }), "merchant_category_code");
-  expect_build_fails(with([](auto& p) { p.merchant_category_code = "54a1"; }), "merchant_category_code");
-  expect_build_fails(with([](auto& p) { p.network = ""; }), "network");
-  expect_build_fails(with([](auto& p) { p.network = "crb"; }), "network");
-  expect_build_fails(with([](auto& p) { p.network = "ABCDE"; }), "network");
-  expect_build_fails(with([](auto& p) { p.network = "C.B"; }), "network");
+  expect_build_fails(colombian_with([](auto& p) { p.amount_minor = 0; }), "amount_minor");
+  expect_build_fails(colombian_with([](auto& p) { p.amount_minor = -100; }), "amount_minor");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_name = ""; }), "merchant_name");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_name = "Panadería"; }),
+                     "merchant_name");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_city = "BOG\nOTA"; }),
+                     "merchant_city");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_city = ""; }), "merchant_city");
+  expect_build_fails(colombian_with([](auto& p) { p.postal_code = ""; }), "postal_code");
+  expect_build_fails(colombian_with([](auto& p) { p.terminal_label = ""; }), "terminal_label");
+  expect_build_fails(colombian_with([](auto& p) { p.purpose = "0"; }), "purpose");
+  expect_build_fails(colombian_with([](auto& p) { p.purpose = "AB"; }), "purpose");
+  expect_build_fails(colombian_with([](auto& p) { p.transaction_id = ""; }), "transaction_id");
+  expect_build_fails(colombian_with([](auto& p) { p.transaction_id = "P-1"; }), "transaction_id");
+  expect_build_fails(colombian_with([](auto& p) { p.key_type = "iban"; }), "key_type");
+  expect_build_fails(colombian_with([](auto& p) { p.key_type = ""; }), "key_type");
+  expect_build_fails(colombian_with([](auto& p) { p.key_value = ""; }), "key_value");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_category_code = "541"; }),
+                     "merchant_category_code");
+  expect_build_fails(colombian_with([](auto& p) { p.merchant_category_code = "54a1"; }),
+                     "merchant_category_code");
+  expect_build_fails(colombian_with([](auto& p) { p.network = ""; }), "network");
+  expect_build_fails(colombian_with([](auto& p) { p.network = "crb"; }), "network");
+  expect_build_fails(colombian_with([](auto& p) { p.network = "ABCDE"; }), "network");
+  expect_build_fails(colombian_with([](auto& p) { p.network = "C.B"; }), "network");
 }
 
 TEST(EmvcoParse, ACorruptedCrcFails) {
@@ -388,12 +386,14 @@ TEST(EmvcoParse, TruncatedPayloadsFail) {
     EXPECT_FALSE(emvco::parse(text).ok()) << "cut " << cut;
   }
   expect_parse_fails(k_colombian.substr(0, k_colombian.size() - 6), "cut short");
-  expect_parse_fails(k_colombian.substr(0, k_colombian.size() - 8), "tag 63 (CRC) does not come last");
+  expect_parse_fails(k_colombian.substr(0, k_colombian.size() - 8),
+                     "tag 63 (CRC) does not come last");
 }
 
 TEST(EmvcoParse, AMissingOrLate00Fails) {
   std::string body = body_of(k_colombian);
-  expect_parse_fails(with_crc(body.substr(6)), "tag 00 (payload format indicator) does not come first");
+  expect_parse_fails(with_crc(body.substr(6)),
+                     "tag 00 (payload format indicator) does not come first");
   // 00 after 01.
   expect_parse_fails(with_crc("010212000201" + body.substr(12)), "does not come first");
   expect_parse_fails(with_crc("000202" + body.substr(6)), "tag 00 is '02', not 01");
@@ -444,15 +444,26 @@ TEST(EmvcoRead, PayloadsThatAreNotColombianFail) {
     ASSERT_TRUE(emvco::parse(text).ok()) << text;  // a valid EMVCo payload...
     auto read = emvco::read(text);
     ASSERT_FALSE(read.ok()) << text;  // ...that is not a Colombian one
-    EXPECT_NE(read.error().errors.at(0).message.find(message_part), std::string::npos) << read.error().errors.at(0).message;
+    EXPECT_NE(read.error().errors.at(0).message.find(message_part), std::string::npos)
+        << read.error().errors.at(0).message;
   };
   expect_read_fails(replaced("5802CO", "5802BR"), "tag 58");
   expect_read_fails(replaced("5303170", "5303986"), "tag 53");
   expect_read_fails(replaced("0103CRB", "0103RBM"), "differs");
   expect_read_fails(replaced("0016CO.COM.CRB.TRXID", "0016CO.COM.RBM.TRXID"), "tag 90 GUI");
   expect_read_fails(replaced("010212", "010213"), "tag 01");
-  expect_read_fails(replaced("6218" "0708TERM0001" "080200", "6206" "080200"), "no sub-tag 07");
-  expect_read_fails(replaced("6218" "0708TERM0001" "080200", "6212" "0708TERM0001"), "no sub-tag 08");
+  expect_read_fails(replaced("6218"
+                             "0708TERM0001"
+                             "080200",
+                             "6206"
+                             "080200"),
+                    "no sub-tag 07");
+  expect_read_fails(replaced("6218"
+                             "0708TERM0001"
+                             "080200",
+                             "6212"
+                             "0708TERM0001"),
+                    "no sub-tag 08");
   expect_read_fails(replaced("26320014CO.COM.CRB.LLA0410@PRUEBA123",
                              "26460014CO.COM.CRB.LLA0410@PRUEBA1230310a@b.co.com"),
                     "more than one key");
@@ -479,7 +490,8 @@ TEST(EmvcoAsciiField, AccentsAreDroppedAndTheTextFits) {
   EXPECT_EQ(emvco::ascii_field("  Café   del\tPuerto  ", 25), "Cafe del Puerto");
   EXPECT_EQ(emvco::ascii_field("Bogotá D.C. \xF0\x9F\x98\x80 centro", 15), "Bogota D.C. cen");
   EXPECT_EQ(emvco::ascii_field("Medellín", 15), "Medellin");
-  EXPECT_EQ(emvco::ascii_field("abc def", 4), "abc");  // no trailing space after the cut
-  EXPECT_EQ(emvco::ascii_field("\xC3", 10), "");         // a cut UTF-8 sequence
+  EXPECT_EQ(emvco::ascii_field("abc def", 4), "abc");     // no trailing space after the cut
+  EXPECT_EQ(emvco::ascii_field("\xC3", 10), "");          // a cut UTF-8 sequence
   EXPECT_EQ(emvco::ascii_field("\x80\xBFok", 10), "ok");  // stray continuation bytes
+  EXPECT_EQ(emvco::ascii_field("\xC3ok", 10), "ok");      // a lead byte without its continuation
 }

@@ -1,5 +1,6 @@
-#include <gtest/gtest.h>
+#include "core/qr_image.hpp"
 
+#include <gtest/gtest.h>
 #include <png.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +14,6 @@
 #include "core/crypto.hpp"
 #include "core/emvco.hpp"
 #include "core/limits.hpp"
-#include "core/qr_image.hpp"
 
 using namespace tesoro;
 using qr_image::Level;
@@ -24,22 +24,22 @@ constexpr Level k_levels[] = {Level::low, Level::medium, Level::quarter, Level::
 
 // A real Colombian dynamic payload, as the QR endpoint makes them.
 std::string colombian_text() {
-  emvco::Payload payload;
-  payload.dynamic = true;
-  payload.key_type = "alphanumeric";
-  payload.key_value = "@TESORO8K2J4QX";
-  payload.amount_minor = 4'590'050;
-  payload.merchant_name = "Panaderia La Esquina";
-  payload.merchant_city = "Medellin";
-  payload.terminal_label = "TESORO";
-  payload.transaction_id = "Q7Hx2ZkP9aLm3VbN8Rt";
-  auto built = emvco::build(payload);
+  auto built = emvco::build({.dynamic = true,
+                             .key_type = "alphanumeric",
+                             .key_value = "@TESORO8K2J4QX",
+                             .amount_minor = 4'590'050,
+                             .merchant_name = "Panaderia La Esquina",
+                             .merchant_city = "Medellin",
+                             .terminal_label = "TESORO",
+                             .transaction_id = "Q7Hx2ZkP9aLm3VbN8Rt"});
   EXPECT_TRUE(built.ok()) << built.error().errors.at(0).message;
   return *built;
 }
 
 std::uint32_t big_endian_32(const std::string& bytes, std::size_t at) {
-  auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + i])); };
+  auto byte = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + i]));
+  };
   return byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
 }
 
@@ -102,7 +102,8 @@ TEST(QrImageLevel, NamesMapBothWays) {
   EXPECT_FALSE(qr_image::level_from_string("HIGH").has_value());
   EXPECT_FALSE(qr_image::level_from_string("L").has_value());
   EXPECT_FALSE(qr_image::level_from_string("").has_value());
-  for (Level level : k_levels) EXPECT_EQ(qr_image::level_from_string(qr_image::to_string(level)), level);
+  for (Level level : k_levels)
+    EXPECT_EQ(qr_image::level_from_string(qr_image::to_string(level)), level);
 }
 
 TEST(QrImagePng, IhdrWidthAndHeightAreTheRequestedWidth) {
@@ -168,7 +169,8 @@ TEST(QrImagePng, ModulesAreWholePixelSquaresCentredInAWhiteQuietZone) {
       for (int y = 0; y < width; ++y) {
         for (int x = 0; x < width; ++x) {
           unsigned char pixel = pixels[static_cast<std::size_t>(y) * width + x];
-          bool in_symbol = x >= layout->margin && x < symbol_end && y >= layout->margin && y < symbol_end;
+          bool in_symbol =
+              x >= layout->margin && x < symbol_end && y >= layout->margin && y < symbol_end;
           if (!in_symbol) {
             wrong_quiet += pixel != 255;
             continue;
@@ -215,7 +217,8 @@ TEST(QrImagePng, AWidthTooSmallFailsCleanly) {
     ASSERT_FALSE(png.ok()) << width;
     EXPECT_EQ(png.error().first_code(), "validation_error");
     EXPECT_EQ(png.error().errors[0].path.value_or(""), "image_width");
-    EXPECT_NE(png.error().errors.at(0).message.find("too small"), std::string::npos) << png.error().errors.at(0).message;
+    EXPECT_NE(png.error().errors.at(0).message.find("too small"), std::string::npos)
+        << png.error().errors.at(0).message;
     EXPECT_FALSE(qr_image::layout(text, Level::high, width).ok());
   }
   auto huge = qr_image::png(text, Level::high, limits::k_qr_image_width_max_pixels + 1);
@@ -229,7 +232,8 @@ TEST(QrImagePng, TextThatDoesNotFitFails) {
   EXPECT_TRUE(qr_image::png(long_text, Level::low, 2048).ok());
   auto too_long = qr_image::png(long_text, Level::high, 2048);
   ASSERT_FALSE(too_long.ok());
-  EXPECT_NE(too_long.error().errors.at(0).message.find("too long"), std::string::npos) << too_long.error().errors.at(0).message;
+  EXPECT_NE(too_long.error().errors.at(0).message.find("too long"), std::string::npos)
+      << too_long.error().errors.at(0).message;
   EXPECT_FALSE(qr_image::png(std::string(3000, 'x'), Level::low, 2048).ok());
   EXPECT_FALSE(qr_image::png("", Level::low, 400).ok());
   EXPECT_FALSE(qr_image::png(std::string("a\0b", 3), Level::low, 400).ok());
@@ -271,5 +275,6 @@ TEST(QrImageDataUrl, IsBase64OfThePng) {
   bool ok = false;
   EXPECT_EQ(crypto::base64_decode(url.substr(prefix.size()), ok), *png);
   EXPECT_TRUE(ok);
-  EXPECT_EQ(url.find_first_of("-_\n", prefix.size()), std::string::npos) << "standard base64, one line";
+  EXPECT_EQ(url.find_first_of("-_\n", prefix.size()), std::string::npos)
+      << "standard base64, one line";
 }
