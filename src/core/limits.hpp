@@ -51,6 +51,10 @@ inline constexpr int k_collection_expiry_interval_ms = 1000;
 inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
 inline constexpr std::size_t k_activation_token_bytes = 32;
 
+// QR images: a guard on memory for qr_image::png (one 1-bit row of this width is 2 KiB); the
+// API's own image_width range is far below it.
+inline constexpr int k_qr_image_width_max_pixels = 16'384;
+
 // Identifiers and keys
 inline constexpr std::size_t k_id_chars_after_prefix = 22;  // 6 of time, 16 random (ids.hpp)
 inline constexpr std::size_t k_idempotency_key_max_chars = 255;
