@@ -80,6 +80,8 @@ enum class ErrorCode {
   amount_exceeds_max_limit,
   target_not_found,
   invalid_state,
+  // Sandbox collection attempts.
+  tenant_account_inactive,
 };
 
 struct ErrorKind {

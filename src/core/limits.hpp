@@ -47,6 +47,14 @@ inline constexpr int k_authorization_expiry_interval_ms = 1000;
 inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
 inline constexpr std::size_t k_activation_token_bytes = 32;
 
+// QR codes of collections and sandbox attempts (the contract's limits). A dynamic code's
+// expiry, at most 72 days, and the image's side in pixels.
+inline constexpr std::int64_t k_qr_expiration_max_seconds = 6'220'800;
+inline constexpr std::int64_t k_qr_image_width_min = 400;
+inline constexpr std::int64_t k_qr_image_width_max = 2048;
+inline constexpr std::int64_t k_qr_image_width_default = 400;
+inline constexpr std::size_t k_payment_id_max_chars = 36;
+
 // Identifiers and keys
 inline constexpr std::size_t k_id_chars_after_prefix = 22;  // 6 of time, 16 random (ids.hpp)
 inline constexpr std::size_t k_idempotency_key_max_chars = 255;
@@ -85,6 +93,10 @@ static_assert(k_clock_advance_max_seconds <= k_clock_offset_max_seconds);
 static_assert(k_activation_link_ttl_seconds <= k_clock_advance_max_seconds,
               "a sandbox clock advance must be able to expire an activation link");
 static_assert(k_activation_token_bytes >= 32, "an activation token is a 256-bit secret");
+static_assert(k_qr_expiration_max_seconds <= k_clock_advance_max_seconds,
+              "a sandbox clock advance must be able to expire any QR code");
+static_assert(k_qr_image_width_min <= k_qr_image_width_default &&
+              k_qr_image_width_default <= k_qr_image_width_max);
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
 
