@@ -15,6 +15,7 @@
 #include "domain/auth/credentials.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/configuration_groups.hpp"
+#include "domain/collections/attempts.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "http/server.hpp"
@@ -314,6 +315,9 @@ int command_verify(const StoreFlags& flags) {
       [](store::Tx& tx) -> Result<std::vector<std::string>> {
         std::vector<std::string> violations = ledger::verify(tx);
         for (std::string& violation : cards::verify(tx)) violations.push_back(std::move(violation));
+        for (std::string& violation : collections::verify_attempts(tx)) {
+          violations.push_back(std::move(violation));
+        }
         return violations;
       });
   if (!violations) return fail(violations.error());
@@ -322,8 +326,9 @@ int command_verify(const StoreFlags& flags) {
     std::cerr << "tesoro: " << violations->size() << " ledger invariant(s) broken\n";
     return 2;
   }
-  std::cout << "ledger ok: every entry balances, every balance equals its postings and every "
-               "card hold equals what its authorizations hold\n";
+  std::cout << "ledger ok: every entry balances, every balance equals its postings, every "
+               "card hold equals what its authorizations hold and every successful collection "
+               "attempt has its incoming transfer\n";
   return 0;
 }
 
