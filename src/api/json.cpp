@@ -97,6 +97,8 @@ http::Response json_response(int status, const json::value& value) {
   return response;
 }
 
+http::Response no_content() { return http::Response{204, "application/json", "", {}}; }
+
 http::Response json_text_response(int status, std::string body) {
   http::Response response;
   response.status = status;

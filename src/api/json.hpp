@@ -17,6 +17,8 @@ namespace json = boost::json;
 Result<json::object> parse_object(std::string_view body);
 
 http::Response json_response(int status, const json::value& value);
+// 204 No Content: the answer of a DELETE.
+http::Response no_content();
 // A body already written as JSON text (json_text::Writer), for the hot paths.
 http::Response json_text_response(int status, std::string body);
 // The text, or null: every optional field of a record is present in its JSON.

@@ -16,6 +16,7 @@ void add_card_routes(Routes& routes);
 void add_card_transaction_routes(Routes& routes);
 void add_activation_link_routes(Routes& routes);
 void add_activation_page_routes(Routes& routes);
+void add_collection_routes(Routes& routes);
 void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
 
@@ -34,6 +35,7 @@ std::span<const AddRoutes> route_groups() {
       add_card_transaction_routes,
       add_activation_link_routes,
       add_activation_page_routes,
+      add_collection_routes,
       add_qr_code_routes,
       add_collection_attempt_routes,
   };

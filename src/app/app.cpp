@@ -10,6 +10,7 @@
 #include "domain/cards/card_transactions.hpp"
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/collections/attempts.hpp"
+#include "domain/collections/collections.hpp"
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
 
@@ -290,6 +291,21 @@ void App::start_background() {
           metrics::count_worker_run("cards.authorization_expiry", false);
         }
         return expired.value() >= limits::k_authorization_expiry_chunk_rows;
+      }});
+  // Collections whose expires_at passed on their tenant's clock fail (`expired`), a bounded
+  // chunk per unit; woken by a sandbox clock advance so that an advance expires them at once.
+  runner_.add(workers::PeriodicWorker{
+      "collections.expiry", std::chrono::milliseconds(limits::k_collection_expiry_interval_ms),
+      {std::string(tenant_clock::k_advanced_topic)},
+      [](store::Store& store, time::Micros real_now) {
+        auto expired = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+          return collections::expire_due(tx, real_now, limits::k_collection_expiry_chunk_rows);
+        });
+        if (expired.value() > 0) {
+          log::write(log::Level::info, "collections.expired", {{"count", expired.value()}});
+          metrics::count_worker_run("collections.expiry", false);
+        }
+        return expired.value() >= limits::k_collection_expiry_chunk_rows;
       }});
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{

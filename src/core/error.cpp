@@ -97,6 +97,8 @@ constexpr ErrorKind k_catalog[] = {
      "the amount exceeds the maximum allowed", ""},
     {target_not_found, "target_not_found", 404, "target not found", ""},
     {invalid_state, "invalid_state", 409, "the record is not in its successful state", ""},
+    {key_already_exists, "key_already_exists", 409,
+     "the key is already registered in the network directory", ""},
     {tenant_account_inactive, "tenant_account_inactive", 400,
      "the collection's tenant account is not active", ""},
 };

@@ -80,6 +80,7 @@ enum class ErrorCode {
   amount_exceeds_max_limit,
   target_not_found,
   invalid_state,
+  key_already_exists,
   // Sandbox collection attempts.
   tenant_account_inactive,
 };

@@ -42,6 +42,10 @@ inline constexpr std::int64_t k_event_sequence_batch_max = 1000;  // events posi
 // looks when no clock advance wakes it (real time: a hold lasts days).
 inline constexpr std::int64_t k_authorization_expiry_chunk_rows = 100;
 inline constexpr int k_authorization_expiry_interval_ms = 1000;
+// Collections whose expires_at passed, failed per unit; and how often the expiry worker looks
+// when no clock advance wakes it (real time).
+inline constexpr std::int64_t k_collection_expiry_chunk_rows = 100;
+inline constexpr int k_collection_expiry_interval_ms = 1000;
 // Activation links of physical cards: how long one lasts (tenant time) and the random bytes of
 // its token (the secret in its url, 256 bits).
 inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
@@ -81,6 +85,8 @@ inline constexpr std::int64_t k_page_size_default = 10;
 inline constexpr std::int64_t k_metadata_keys_max = 50;
 inline constexpr std::size_t k_string_max_chars = 1024;  // any free-text field unless told
 inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in one answer
+// Items of one batch (POST /api/v1/collections, POST /api/v1/outgoing_transfers).
+inline constexpr std::size_t k_batch_items_max = 1000;
 
 static_assert(k_header_max_bytes < k_body_max_bytes);
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");
@@ -92,6 +98,8 @@ static_assert(k_refresh_token_ttl_seconds > k_access_token_ttl_seconds);
 static_assert(k_clock_advance_max_seconds <= k_clock_offset_max_seconds);
 static_assert(k_activation_link_ttl_seconds <= k_clock_advance_max_seconds,
               "a sandbox clock advance must be able to expire an activation link");
+static_assert(k_batch_items_max * 256 < k_body_max_bytes,
+              "a full batch of items of a few hundred bytes must fit in one body");
 static_assert(k_activation_token_bytes >= 32, "an activation token is a 256-bit secret");
 static_assert(k_qr_expiration_max_seconds <= k_clock_advance_max_seconds,
               "a sandbox clock advance must be able to expire any QR code");

@@ -297,8 +297,6 @@ http::Response write_control(Context& context, int status, const ControlWrite& f
   });
 }
 
-http::Response no_content() { return http::Response{204, "application/json", "", {}}; }
-
 http::Response create(Context& context) {
   auto input = decode_new_control(context.request.body, context.services.settings.card_currencies);
   if (!input) return context.error(input.error());

@@ -1,5 +1,7 @@
 #include "api/validation/fields.hpp"
 
+#include "core/email.hpp"
+
 namespace tesoro::api {
 
 const std::vector<std::string>& document_types() {
@@ -28,24 +30,7 @@ bool is_phone_number(std::string_view text) {
   return true;
 }
 
-bool is_email(std::string_view text) {
-  auto at = text.find('@');
-  if (at == std::string_view::npos || at == 0 || text.find('@', at + 1) != std::string_view::npos) {
-    return false;
-  }
-  std::string_view domain = text.substr(at + 1);
-  auto dot = domain.rfind('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 2 > domain.size() ||
-      domain.find("..") != std::string_view::npos || domain.front() == '-') {
-    return false;
-  }
-  for (char c : text) {
-    if (c == ' ' || c == ',' || c == ';' || c == '<' || c == '>' || c == '(' || c == ')') {
-      return false;
-    }
-  }
-  return text.size() <= 254;
-}
+bool is_email(std::string_view text) { return email::is_email(text); }
 
 std::string required_text(ObjectReader& reader, std::string_view key, std::size_t max_chars,
                           Problems& problems) {

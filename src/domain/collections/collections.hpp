@@ -108,4 +108,104 @@ Status record_payment(store::Tx& tx, const std::string& tenant_id, Collection& c
 // limits and paid_amount as Money), id, state, state_reason, enabled, keys, timestamps.
 boost::json::object to_json(const Collection& collection);
 
+// ---- What the API does with collections (create, list, update, discard, expire, verify) ----
+
+// The states a collection may be listed by, and those that end it.
+const std::vector<std::string>& states();
+bool is_terminal(const std::string& state);
+
+// A key the tenant chose for a new collection: type of key_types(), value as given (normalised
+// by create_collection).
+struct KeyRequest {
+  std::string type;
+  std::string value;
+};
+
+struct NewCollection {
+  std::string external_id;
+  std::string tenant_account_id;
+  std::string usage_mode;  // single_use | multiple_use
+  std::string currency;    // the one currency of the four limits (the API checks they agree)
+  std::int64_t minimum_attempt_amount = 0;
+  std::int64_t maximum_attempt_amount = 0;
+  std::int64_t total_minimum_amount = 0;
+  std::int64_t total_maximum_amount = 0;
+  std::optional<time::Micros> expires_at_micros;  // in the future on the tenant clock
+  std::optional<std::string> nickname;
+  std::optional<std::string> reference;
+  ledger::Metadata metadata;
+  std::optional<KeyRequest> key;  // absent: an alphanumeric @... key is generated
+};
+
+struct CreateOutcome {
+  Collection collection;
+  bool created = false;  // false: the tenant already had one with this external_id (duplicated)
+};
+
+// One item of a batch. Outcomes in precedence order, with paths relative to the item: the
+// tenant's collection with this external_id (created = false, nothing written); 400
+// validation_error (limits that contradict each other, an expiry not in the future, a key
+// value that is not valid for its type); 404 tenant_account_not_found (at tenant_account_id:
+// unknown, another tenant's, not a receptor, or not active); 422 currency_mismatch (at
+// minimum_attempt_amount.currency); 409 key_already_exists (at key.value). A created
+// collection is `ready`, its key registered, with the events collection.created and
+// collection.ready. The caller runs each item in a savepoint (Tx::nested) so that a rejected
+// item leaves nothing behind.
+Result<CreateOutcome> create_collection(store::Tx& tx, const std::string& tenant_id,
+                                        const NewCollection& input, time::Micros now);
+
+struct CollectionFilter {
+  std::optional<std::string> state;  // one of states()
+  std::optional<std::string> external_id;
+};
+// Newest first (inserted_at, then id).
+Result<PageOf<Collection>> list_collections(store::Tx& tx, const std::string& tenant_id,
+                                            const CollectionFilter& filter, std::int64_t offset,
+                                            std::int64_t limit);
+
+// A PATCH: nullopt leaves a field; an inner nullopt clears it (nickname, expires_at). Limits
+// come with their currency, which must be the collection's.
+struct LimitChange {
+  std::int64_t amount = 0;
+  std::string currency;
+};
+struct CollectionChanges {
+  std::optional<std::optional<std::string>> nickname;
+  std::optional<bool> enabled;
+  std::optional<std::optional<time::Micros>> expires_at_micros;
+  std::optional<LimitChange> minimum_attempt_amount;
+  std::optional<LimitChange> maximum_attempt_amount;
+  std::optional<LimitChange> total_minimum_amount;
+  std::optional<LimitChange> total_maximum_amount;
+};
+// Outcomes in precedence order: 404 collection_not_found; 409 collection_invalid_state (paid,
+// discarded, failed); 422 currency_mismatch (at <limit>.currency); 400 validation_error (limits
+// that contradict each other once merged, an expiry not in the future); 422 amount_out_of_range
+// (total_maximum_amount below paid_amount). The state follows the new limits (ready,
+// minimum_paid or paid, each change with its event); enabled=false sets the keys inactive and
+// enabled=true active again.
+Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id,
+                                     const std::string& id, const CollectionChanges& changes,
+                                     time::Micros now);
+
+// DELETE: -> discarded, keys inactive, event collection.discarded. 404 collection_not_found;
+// 409 collection_invalid_state on a terminal state.
+Result<Collection> discard_collection(store::Tx& tx, const std::string& tenant_id,
+                                      const std::string& id, time::Micros now);
+
+// The collection with this external_id when it is paid. 404 item_not_found when the tenant has
+// none with it; 409 invalid_state when it is not (yet) paid.
+Result<Collection> find_successful_by(store::Tx& tx, const std::string& tenant_id,
+                                      const std::string& external_id);
+
+// Moves at most `limit` collections whose expires_at passed on their tenant's clock to failed
+// (state_reason expired), keys inactive, with collection.failed. Returns how many it moved; the
+// caller runs it again while it returns `limit`.
+std::int64_t expire_due(store::Tx& tx, time::Micros real_now, std::int64_t limit);
+
+// Invariants for `tesoro verify`: paid_amount between 0 and total_maximum_amount and equal to
+// the sum of the collection's incoming transfers; the state agrees with paid_amount. One
+// message per violation.
+std::vector<std::string> verify(store::Tx& tx);
+
 }  // namespace tesoro::collections

@@ -28,6 +28,21 @@ Address decode_address(const std::string& text_json) {
           optional_text(o, "extra")};
 }
 
+std::string encode_metadata(const Metadata& metadata) {
+  json::object o;
+  for (const auto& [key, value] : metadata) o[key] = value;
+  return json::serialize(o);
+}
+
+Metadata decode_metadata(const std::string& text_json) {
+  Metadata metadata;
+  json::value parsed = json::parse(text_json);
+  for (const auto& entry : parsed.as_object()) {
+    metadata.emplace_back(std::string(entry.key()), std::string(entry.value().as_string()));
+  }
+  return metadata;
+}
+
 namespace {
 
 std::string encode_person(const Person& p) {
@@ -46,21 +61,6 @@ Person decode_person(const std::string& text_json) {
   return {text(o, "country_code"), text(o, "document_number"), text(o, "document_type"),
           text(o, "first_name"),   text(o, "last_name"),       text(o, "person_type"),
           optional_text(o, "middle_name"), optional_text(o, "second_last_name")};
-}
-
-std::string encode_metadata(const Metadata& metadata) {
-  json::object o;
-  for (const auto& [key, value] : metadata) o[key] = value;
-  return json::serialize(o);
-}
-
-Metadata decode_metadata(const std::string& text_json) {
-  Metadata metadata;
-  json::value parsed = json::parse(text_json);
-  for (const auto& entry : parsed.as_object()) {
-    metadata.emplace_back(std::string(entry.key()), std::string(entry.value().as_string()));
-  }
-  return metadata;
 }
 
 constexpr const char* k_columns =

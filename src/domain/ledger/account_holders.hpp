@@ -59,6 +59,9 @@ struct AccountHolder {
 // An address as the JSON text column it is stored in (account holders, cardholders), and back.
 std::string encode_address(const Address& address);
 Address decode_address(const std::string& text_json);
+// Metadata as the JSON text column it is stored in (account holders, collections), and back.
+std::string encode_metadata(const Metadata& metadata);
+Metadata decode_metadata(const std::string& text_json);
 
 // 409 external_id_already_exists when the tenant already has one with that external_id (null
 // external ids never clash).
