@@ -218,17 +218,19 @@ TEST(CollectionAttempts, BreachesOfTheCollectionsRulesAreRejectedAttempts) {
             "successful");
 }
 
-TEST(CollectionAttempts, ADisabledCollectionRejectsAttemptsAsNotPayable) {
+TEST(CollectionAttempts, ADisabledCollectionsKeyIsNotFoundUntilItIsEnabledAgain) {
   Server& server = Server::shared();
   Tenant tenant = init_tenant(server);
   json::value collection = create_collection(server, tenant);
-  const std::string id = text(collection, "id");
-  Reply disabled =
-      server.send({"PATCH", "/api/v1/collections/" + id, R"({"enabled":false})", {tenant.bearer}});
+  const std::string path = "/api/v1/collections/" + text(collection, "id");
+  Reply disabled = server.send({"PATCH", path, R"({"enabled":false})", {tenant.bearer}});
   ASSERT_EQ(disabled.status, 200) << disabled.body;
-  json::value result = pay(server, tenant, attempt_body(1'000, key_of(collection)));
-  EXPECT_EQ(text(result, "attempt_state"), "rejected");
-  EXPECT_EQ(text(result, "attempt_state_reason"), "collection_not_payable");
+  Reply refused = attempt(server, tenant, attempt_body(1'000, key_of(collection)));
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_EQ(refused.error_code(), "key_not_found");
+  ASSERT_EQ(server.send({"PATCH", path, R"({"enabled":true})", {tenant.bearer}}).status, 200);
+  EXPECT_EQ(text(pay(server, tenant, attempt_body(1'000, key_of(collection))), "attempt_state"),
+            "successful");
 }
 
 TEST(CollectionAttempts, ASingleUseCodeIsSpentByOneSuccess) {

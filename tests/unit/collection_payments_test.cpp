@@ -178,14 +178,14 @@ TEST_P(CollectionPaymentsTest, ASuccessMovesMoneyAndVerifyFindsTamperedRecords) 
   EXPECT_TRUE(violations().empty());
 
   write<int>([&](store::Tx& tx) -> Result<int> {
-    tx.exec("UPDATE collections SET paid_amount = paid_amount + 1");
+    tx.exec("UPDATE collections SET successful_attempts = successful_attempts + 1");
     return 0;
   });
   ASSERT_EQ(violations().size(), 1u);
   EXPECT_NE(violations()[0].find("collection " + k_collection), std::string::npos)
       << violations()[0];
   write<int>([&](store::Tx& tx) -> Result<int> {
-    tx.exec("UPDATE collections SET paid_amount = paid_amount - 1");
+    tx.exec("UPDATE collections SET successful_attempts = successful_attempts - 1");
     tx.exec("DELETE FROM incoming_transfers");
     return 0;
   });

@@ -105,8 +105,9 @@ std::string attempt_text(const Attempt& attempt);
 
 // Every successful attempt has exactly one incoming transfer of its amount and no other attempt
 // has one; each incoming transfer's journal entry credits its tenant account with its amount,
-// and every incoming_transfer entry belongs to a transfer; each collection's paid_amount and
-// successful_attempts, and each QR code's counters, agree with its attempts. Empty when all hold.
+// and every incoming_transfer entry belongs to a transfer; each collection's successful_attempts
+// and each QR code's counters agree with its attempts (collections::verify checks paid_amount
+// against the incoming transfers). Empty when all hold.
 std::vector<std::string> verify_attempts(store::Tx& tx);
 
 }  // namespace tesoro::collections
