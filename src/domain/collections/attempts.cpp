@@ -71,8 +71,12 @@ void insert_attempt(store::Tx& tx, const std::string& tenant_id, const Attempt& 
            store::optional_value(a.transfer_id), a.inserted_at, a.updated_at});
 }
 
+// What a reader derives from any static code's payload: it names no code in particular.
 std::string static_payment_id() {
-  return "CO.COM." + std::string(k_network) + ".TRXID" + std::string(k_static_transaction_id);
+  emvco::Payload any_static;
+  any_static.network = std::string(k_network);
+  any_static.transaction_id = std::string(emvco::k_static_transaction_id);
+  return emvco::payment_id(any_static);
 }
 
 // Why the attempt cannot pay, checked under the collection's lock, or nullopt when it can. Sets

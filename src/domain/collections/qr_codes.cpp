@@ -75,6 +75,12 @@ Status check_amount(const Collection& collection, const QrRequest& request) {
                           ") and maximum_attempt_amount (" +
                           std::to_string(collection.maximum_attempt_amount) + ")");
   }
+  if (amount > emvco::k_amount_max_minor) {
+    return errors::of(ErrorCode::amount_out_of_range, "amount.amount",
+                      "a QR code's amount is at most " +
+                          std::to_string(emvco::k_amount_max_minor) +
+                          " (tag 54 holds 13 characters)");
+  }
   if (amount > collection.remaining()) {
     return errors::of(ErrorCode::amount_out_of_range, "amount.amount",
                       "the amount is more than the collection's remaining balance (" +
@@ -100,42 +106,14 @@ Status check_collection(const Collection& collection, const QrRequest& request) 
   return ok_status();
 }
 
-bool is_upper_or_digit(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-
-// The capital letter of a two-byte UTF-8 Latin-1 letter with a diacritic (U+00C0..U+00FF),
-// or 0 for any other.
-char plain_letter(unsigned char lead, unsigned char next) {
-  if (lead != 0xC3 || next < 0x80 || next > 0xBF) return 0;
-  // U+00C0 + (next - 0x80), folded to capitals (the lower-case row is 0x20 above).
-  static constexpr char k_upper[] = "AAAAAAACEEEEIIIIDNOOOOO_OUUUUY__";
-  const int index = (next - 0x80) % 0x20;
-  const char letter = k_upper[index];
-  return letter == '_' ? 0 : letter;
-}
-
 }  // namespace
 
 std::string merchant_name(std::string_view full_name) {
-  std::string out;
-  for (std::size_t i = 0; i < full_name.size() && out.size() < 25; ++i) {
-    const auto c = static_cast<unsigned char>(full_name[i]);
-    char plain = 0;
-    if (c < 0x80) {
-      plain = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-      if (!is_upper_or_digit(plain) && plain != ' ' && plain != '.' && plain != ',' &&
-          plain != '&' && plain != '-') {
-        plain = ' ';
-      }
-    } else if (i + 1 < full_name.size()) {
-      plain = plain_letter(c, static_cast<unsigned char>(full_name[i + 1]));
-      if (c >= 0xC0) ++i;  // a two-byte sequence (longer ones drop one byte at a time)
-    }
-    if (plain == 0) continue;
-    if (plain == ' ' && (out.empty() || out.back() == ' ')) continue;
-    out += plain;
+  std::string name = emvco::ascii_field(full_name, emvco::k_merchant_name_max_chars);
+  for (char& c : name) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out.empty() ? std::string("TESORO") : out;
+  return name.empty() ? std::string("TESORO") : name;
 }
 
 Result<QrPlan> plan_qr(store::Tx& tx, const std::string& tenant_id,
@@ -168,9 +146,17 @@ Result<QrPlan> plan_qr(store::Tx& tx, const std::string& tenant_id,
   // A static code's tag 90 is 000000 (the Colombian standard); its payment_id is still unique,
   // Tesoro's reference for it, built from the transaction id the payload does not carry.
   payload.transaction_id =
-      payload.dynamic ? transaction_id : std::string(k_static_transaction_id);
+      payload.dynamic ? transaction_id : std::string(emvco::k_static_transaction_id);
   auto text = emvco::build(payload);
-  if (!text) return errors::internal();  // the payload is built from checked values only
+  if (!text) {
+    // Everything else was checked or made to fit; a key (an email of up to 100 characters) may
+    // be longer than tag 26 has room for.
+    const Error& error = text.error();
+    if (error.errors.empty() || error.errors.front().path != "key_value") return errors::internal();
+    return errors::validation("this key cannot be written in a QR code: " +
+                                  error.errors.front().message,
+                              "key_value");
+  }
   plan.emvco = std::move(text).value();
   emvco::Payload identified = payload;
   identified.transaction_id = transaction_id;

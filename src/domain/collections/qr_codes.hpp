@@ -7,7 +7,8 @@
 //   (ready or minimum_paid, enabled); 400 qr_type_not_allowed for a static (multiple_use) code
 //   of a fixed-value single-use collection; 400 key_not_found when the key named is not an
 //   active key of this collection (or it has none); 422 currency_mismatch, then
-//   amount_out_of_range for an amount outside the attempt bounds or above remaining().
+//   amount_out_of_range for an amount outside the attempt bounds, above what tag 54 can hold
+//   or above remaining(); 400 validation_error at key_value for a key too long for tag 26.
 //
 // A single_use request makes a dynamic code (tag 01 `12`) with an amount and an expiry on the
 // tenant clock; multiple_use a static one (`11`), amount optional, no expiry. The image is not
@@ -70,7 +71,6 @@ inline constexpr std::string_view k_network = "CRB";
 inline constexpr std::string_view k_merchant_category_code = "0000";
 inline constexpr std::string_view k_merchant_city = "BOGOTA";
 inline constexpr std::string_view k_terminal_label = "TESORO01";
-inline constexpr std::string_view k_static_transaction_id = "000000";
 
 struct QrPlan {
   emvco::Payload payload;
@@ -114,8 +114,9 @@ void count_qr_attempt(store::Tx& tx, const std::string& tenant_id, const std::st
 // The contract's QR code record (with `image`).
 std::string qr_code_text(const QrCode& qr);
 
-// A name as the EMVCo merchant name (tag 59) takes it: Spanish letters without their accents,
-// in capitals, other characters outside [A-Z0-9 .,&-] dropped, spaces collapsed, at most 25.
+// A name as the EMVCo merchant name (tag 59) takes it: emvco::ascii_field (accents dropped, other
+// characters outside printable ASCII dropped, spaces collapsed, at most 25) in capitals;
+// TESORO when nothing is left.
 std::string merchant_name(std::string_view full_name);
 
 }  // namespace tesoro::collections
