@@ -58,6 +58,9 @@ inline constexpr std::int64_t k_qr_image_width_min = 400;
 inline constexpr std::int64_t k_qr_image_width_max = 2048;
 inline constexpr std::int64_t k_qr_image_width_default = 400;
 inline constexpr std::size_t k_payment_id_max_chars = 36;
+// QR images: a guard on memory for qr_image::png (one 1-bit row of this width is 2 KiB); the
+// API's own image_width range is far below it.
+inline constexpr int k_qr_image_width_max_pixels = 16'384;
 
 // Identifiers and keys
 inline constexpr std::size_t k_id_chars_after_prefix = 22;  // 6 of time, 16 random (ids.hpp)
@@ -105,6 +108,8 @@ static_assert(k_qr_expiration_max_seconds <= k_clock_advance_max_seconds,
               "a sandbox clock advance must be able to expire any QR code");
 static_assert(k_qr_image_width_min <= k_qr_image_width_default &&
               k_qr_image_width_default <= k_qr_image_width_max);
+static_assert(k_qr_image_width_max <= k_qr_image_width_max_pixels,
+              "every image_width the API takes must be one qr_image::png makes");
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
 

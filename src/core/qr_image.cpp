@@ -1,0 +1,246 @@
+#include "core/qr_image.hpp"
+
+#include <png.h>
+#include <qrencode.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <csetjmp>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "core/crypto.hpp"
+#include "core/limits.hpp"
+
+namespace tesoro::qr_image {
+
+namespace {
+
+// From this width on, rows are long enough that the Up filter with run-length matching beats
+// plain LZ77 (see write_png).
+constexpr int k_wide_image_pixels = 1024;
+
+struct QrcodeFree {
+  void operator()(QRcode* code) const { QRcode_free(code); }
+};
+using Symbol = std::unique_ptr<QRcode, QrcodeFree>;
+
+QRecLevel qrencode_level(Level level) {
+  switch (level) {
+    case Level::low: return QR_ECLEVEL_L;
+    case Level::medium: return QR_ECLEVEL_M;
+    case Level::quarter: return QR_ECLEVEL_Q;
+    case Level::high: return QR_ECLEVEL_H;
+  }
+  return QR_ECLEVEL_M;
+}
+
+Result<Symbol> encode(std::string_view text, Level level) {
+  if (text.empty()) return errors::validation("the QR text is empty", std::nullopt);
+  // QRcode_encodeString reads a C string: an embedded NUL would cut the text short.
+  if (text.find('\0') != std::string_view::npos) {
+    return errors::validation("the QR text contains a NUL character", std::nullopt);
+  }
+  std::string c_text(text);
+  errno = 0;
+  // Version 0: the smallest that holds the text. QR_MODE_8 keeps every byte as is (runs of
+  // digits may still use numeric mode, which only makes the symbol smaller); case-sensitive.
+  Symbol symbol(QRcode_encodeString(c_text.c_str(), 0, qrencode_level(level), QR_MODE_8, 1));
+  if (!symbol) {
+    if (errno == ERANGE) {
+      return errors::validation(
+          "the QR text is too long for a QR symbol at error-correction level " +
+              std::string(to_string(level)),
+          std::nullopt);
+    }
+    if (errno == ENOMEM) throw std::bad_alloc();
+    return errors::validation("libqrencode cannot encode the QR text", std::nullopt);
+  }
+  return symbol;
+}
+
+Result<Layout> place(const QRcode& symbol, int width) {
+  if (width > limits::k_qr_image_width_max_pixels) {
+    return errors::validation(
+        "image_width is at most " + std::to_string(limits::k_qr_image_width_max_pixels) + " pixels",
+        "image_width");
+  }
+  Layout layout;
+  layout.version = symbol.version;
+  layout.modules = symbol.width;
+  int modules_total = symbol.width + 2 * k_quiet_zone_modules;
+  if (width < modules_total) {
+    std::string message = "image_width " + std::to_string(width) + " is too small for this " +
+                          std::to_string(symbol.width) +
+                          "-module QR symbol and its quiet zone (at least " +
+                          std::to_string(modules_total) + " pixels)";
+    return errors::validation(std::move(message), "image_width");
+  }
+  layout.pixels_per_module = width / modules_total;
+  layout.margin = (width - symbol.width * layout.pixels_per_module) / 2;
+  return layout;
+}
+
+// The PNG's rows: a blank (all white) row for the quiet zone, and for each module row of the
+// symbol one packed row written pixels_per_module times. In a gray image of bit depth 1, bit 1
+// is white; the most significant bit of a byte is the leftmost pixel.
+struct Image {
+  const QRcode* symbol;
+  Layout layout;
+  int width;
+  std::vector<unsigned char> blank;
+  std::vector<unsigned char> row;
+  std::string out;
+  bool out_of_memory = false;
+};
+
+// Clears (makes black) pixels [from, from + count) of a packed row.
+void paint_black(unsigned char* row, int from, int count) {
+  int to = from + count;
+  while (from < to && from % 8 != 0) {
+    row[from / 8] &= static_cast<unsigned char>(~(0x80u >> (from % 8)));
+    ++from;
+  }
+  int whole_bytes = (to - from) / 8;
+  if (whole_bytes > 0) {
+    std::memset(row + from / 8, 0x00, static_cast<std::size_t>(whole_bytes));
+    from += whole_bytes * 8;
+  }
+  while (from < to) {
+    row[from / 8] &= static_cast<unsigned char>(~(0x80u >> (from % 8)));
+    ++from;
+  }
+}
+
+void fill_row(Image& image, int module_y) {
+  const unsigned char* modules = image.symbol->data + module_y * image.symbol->width;
+  const int size = image.symbol->width;
+  const int scale = image.layout.pixels_per_module;
+  std::memcpy(image.row.data(), image.blank.data(), image.row.size());
+  for (int x = 0; x < size;) {
+    // A dark module has bit 0 set; a run of them is painted at once.
+    if (!(modules[x] & 1)) {
+      ++x;
+      continue;
+    }
+    int run_start = x;
+    while (x < size && (modules[x] & 1)) ++x;
+    paint_black(image.row.data(), image.layout.margin + run_start * scale, (x - run_start) * scale);
+  }
+}
+
+void append_bytes(png_structp png, png_bytep data, png_size_t length) {
+  auto* image = static_cast<Image*>(png_get_io_ptr(png));
+  try {
+    image->out.append(reinterpret_cast<const char*>(data), length);
+  } catch (const std::bad_alloc&) {
+    image->out_of_memory = true;  // never unwind through libpng's C frames
+  }
+}
+
+void flush_nothing(png_structp) {}
+
+[[noreturn]] void on_png_error(png_structp png, png_const_charp) { png_longjmp(png, 1); }
+void on_png_warning(png_structp, png_const_charp) {}
+
+// Writes the whole PNG into image.out. libpng reports errors by longjmp: nothing with a
+// destructor lives in this frame, so the jump skips none.
+bool write_png(png_structp png, png_infop info, Image& image) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_write_fn(png, &image, append_bytes, flush_nothing);
+  // Speed first (measured, see docs/decisions.md): the fastest zlib level, and a small zlib
+  // state (4 KiB window, memLevel 4: about 24 KiB in all). libpng's default (32 KiB window,
+  // memLevel 8: about 270 KiB) cost more in malloc, page faults and heap trimming per image than
+  // compressing a 400 px image does. Each module row repeats pixels_per_module times:
+  // - narrow images: no filter, and LZ77 copies each repeated row from the one above (the
+  //   window holds many rows);
+  // - wide images: the Up filter turns a repeated row into zeros and run-length matching
+  //   swallows them, which is faster and 4 times smaller at 2048 px than LZ77 over long rows.
+  png_set_compression_level(png, Z_BEST_SPEED);
+  png_set_compression_window_bits(png, 12);
+  png_set_compression_mem_level(png, 4);
+  if (image.width >= k_wide_image_pixels) {
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
+    png_set_compression_strategy(png, Z_RLE);
+  } else {
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_set_compression_strategy(png, Z_DEFAULT_STRATEGY);
+  }
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
+               static_cast<png_uint_32>(image.width), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+
+  const int margin = image.layout.margin;
+  const int scale = image.layout.pixels_per_module;
+  const int symbol_pixels = image.symbol->width * scale;
+  for (int y = 0; y < margin; ++y) png_write_row(png, image.blank.data());
+  for (int module_y = 0; module_y < image.symbol->width; ++module_y) {
+    fill_row(image, module_y);
+    for (int repeat = 0; repeat < scale; ++repeat) png_write_row(png, image.row.data());
+  }
+  for (int y = margin + symbol_pixels; y < image.width; ++y) png_write_row(png, image.blank.data());
+  png_write_end(png, nullptr);
+  return true;
+}
+
+}  // namespace
+
+std::optional<Level> level_from_string(std::string_view text) {
+  if (text == "low") return Level::low;
+  if (text == "medium") return Level::medium;
+  if (text == "quarter") return Level::quarter;
+  if (text == "high") return Level::high;
+  return std::nullopt;
+}
+
+std::string_view to_string(Level level) {
+  switch (level) {
+    case Level::low: return "low";
+    case Level::medium: return "medium";
+    case Level::quarter: return "quarter";
+    case Level::high: return "high";
+  }
+  return "medium";
+}
+
+Result<Layout> layout(std::string_view text, Level level, int width) {
+  auto symbol = encode(text, level);
+  if (!symbol) return std::move(symbol).error();
+  return place(**symbol, width);
+}
+
+Result<std::string> png(std::string_view text, Level level, int width) {
+  auto symbol = encode(text, level);
+  if (!symbol) return std::move(symbol).error();
+  auto placed = place(**symbol, width);
+  if (!placed) return std::move(placed).error();
+
+  Image image{symbol->get(), *placed, width, {}, {}, {}};
+  const std::size_t row_bytes = (static_cast<std::size_t>(width) + 7) / 8;
+  image.blank.assign(row_bytes, 0xFF);
+  image.row.assign(row_bytes, 0xFF);
+  image.out.reserve(2048 + row_bytes * 4);
+
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, on_png_error, on_png_warning);
+  if (!png) throw std::bad_alloc();
+  png_infop info = png_create_info_struct(png);
+  if (!info) {
+    png_destroy_write_struct(&png, nullptr);
+    throw std::bad_alloc();
+  }
+  bool written = write_png(png, info, image);
+  png_destroy_write_struct(&png, &info);
+  if (image.out_of_memory) throw std::bad_alloc();
+  if (!written) return errors::internal();  // libpng refused its own input: a bug here
+  return std::move(image.out);
+}
+
+std::string data_url(std::string_view png_bytes) {
+  return "data:image/png;base64," + crypto::base64(png_bytes);
+}
+
+}  // namespace tesoro::qr_image
