@@ -17,6 +17,8 @@ void add_card_transaction_routes(Routes& routes);
 void add_activation_link_routes(Routes& routes);
 void add_activation_page_routes(Routes& routes);
 void add_collection_routes(Routes& routes);
+void add_qr_code_routes(Routes& routes);
+void add_collection_attempt_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -34,6 +36,8 @@ std::span<const AddRoutes> route_groups() {
       add_activation_link_routes,
       add_activation_page_routes,
       add_collection_routes,
+      add_qr_code_routes,
+      add_collection_attempt_routes,
   };
   return k_groups;
 }

@@ -9,6 +9,7 @@
 #include "core/metrics.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/clock/tenant_clock.hpp"
+#include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
@@ -303,6 +304,15 @@ void App::start_background() {
   runner_.add(expiry_worker("collections.expiry", "collections.expired",
                             limits::k_collection_expiry_interval_ms,
                             limits::k_collection_expiry_chunk_rows, collections::expire_due));
+  // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
+  runner_.add(workers::JobWorker{
+      std::string(collections::k_attempt_failure_job),
+      [](store::Tx& tx, const workers::JobRun& run) -> Result<std::optional<time::Micros>> {
+        auto failed = collections::fail_requested_attempt(tx, run.job.tenant_id, run.job.payload,
+                                                          run.tenant_now);
+        if (!failed) return failed.error();
+        return std::optional<time::Micros>();
+      }});
   runner_.start();
 }
 

@@ -15,6 +15,7 @@
 #include "domain/auth/credentials.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/configuration_groups.hpp"
+#include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
@@ -318,6 +319,9 @@ int command_verify(const StoreFlags& flags) {
         for (std::string& violation : collections::verify(tx)) {
           violations.push_back(std::move(violation));
         }
+        for (std::string& violation : collections::verify_attempts(tx)) {
+          violations.push_back(std::move(violation));
+        }
         return violations;
       });
   if (!violations) return fail(violations.error());
@@ -327,8 +331,9 @@ int command_verify(const StoreFlags& flags) {
     return 2;
   }
   std::cout << "ledger ok: every entry balances, every balance equals its postings, every "
-               "card hold equals what its authorizations hold and every collection's "
-               "paid_amount equals its incoming transfers and agrees with its state\n";
+               "card hold equals what its authorizations hold, every collection's "
+               "paid_amount equals its incoming transfers and agrees with its state, and every "
+               "successful collection attempt has its incoming transfer\n";
   return 0;
 }
 

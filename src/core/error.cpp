@@ -99,6 +99,8 @@ constexpr ErrorKind k_catalog[] = {
     {invalid_state, "invalid_state", 409, "the record is not in its successful state", ""},
     {key_already_exists, "key_already_exists", 409,
      "the key is already registered in the network directory", ""},
+    {tenant_account_inactive, "tenant_account_inactive", 400,
+     "the collection's tenant account is not active", ""},
 };
 
 // The table is indexed by the enum: each row must sit at its code's position.
@@ -106,7 +108,7 @@ constexpr bool catalog_in_enum_order() {
   for (std::size_t i = 0; i < std::size(k_catalog); ++i) {
     if (static_cast<std::size_t>(k_catalog[i].code) != i) return false;
   }
-  return std::size(k_catalog) == static_cast<std::size_t>(key_already_exists) + 1;
+  return std::size(k_catalog) == static_cast<std::size_t>(tenant_account_inactive) + 1;
 }
 static_assert(catalog_in_enum_order(), "k_catalog rows must follow ErrorCode's order");
 

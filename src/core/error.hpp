@@ -81,6 +81,8 @@ enum class ErrorCode {
   target_not_found,
   invalid_state,
   key_already_exists,
+  // Sandbox collection attempts.
+  tenant_account_inactive,
 };
 
 struct ErrorKind {

@@ -57,6 +57,28 @@ std::string generate(std::string_view prefix) {
   return encode(prefix, time_ticks(std::chrono::system_clock::now()), random);
 }
 
+std::string encode_network_transaction_id(std::uint64_t ticks, const unsigned char (&random)[12]) {
+  constexpr char k_base36[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  constexpr int k_time_digits = 7;  // 36^7 > 2^36: every tick value fits
+  static_assert(k_time_digits + 12 == k_network_transaction_id_chars);
+  std::string id(k_network_transaction_id_chars, '0');
+  ticks = std::min(ticks, k_tick_max);
+  for (int i = k_time_digits - 1; i >= 0; --i) {
+    id[i] = k_base36[ticks % 36];
+    ticks /= 36;
+  }
+  // One byte per character: `% 36` makes 0..3 a little likelier (256 = 7 * 36 + 4), which costs
+  // well under a bit of the 62; the id needs uniqueness, not secrecy.
+  for (int i = 0; i < 12; ++i) id[k_time_digits + i] = k_base36[random[i] % 36];
+  return id;
+}
+
+std::string network_transaction_id() {
+  unsigned char random[12];
+  crypto::pooled_random_bytes(random, sizeof random);
+  return encode_network_transaction_id(time_ticks(std::chrono::system_clock::now()), random);
+}
+
 bool is_valid(std::string_view id) {
   auto underscore = id.find('_');
   if (underscore == std::string_view::npos || underscore < 2 || underscore > 7) return false;

@@ -18,6 +18,13 @@ std::string generate(std::string_view prefix);
 std::uint64_t time_ticks(std::chrono::system_clock::time_point at);
 std::string encode(std::string_view prefix, std::uint64_t ticks,
                    const unsigned char (&random)[k_random_bytes]);
+// A transaction id of the sandbox instant-payment network (the EMVCo QR's tag 90, incoming
+// transfers): 19 characters of [0-9A-Z], the most Bre-B allows. The first 7 are the time of
+// generate() in base 36 (byte order is time order, so the unique indexes that hold these ids
+// take appends), the other 12 uniformly random (62 bits, from the same pool as ids).
+inline constexpr std::size_t k_network_transaction_id_chars = 19;
+std::string network_transaction_id();
+std::string encode_network_transaction_id(std::uint64_t ticks, const unsigned char (&random)[12]);
 // ^[a-z]{2,7}_[A-Za-z0-9_-]{22}$
 bool is_valid(std::string_view id);
 // Valid and carries exactly this prefix.

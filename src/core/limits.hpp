@@ -51,6 +51,13 @@ inline constexpr int k_collection_expiry_interval_ms = 1000;
 inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
 inline constexpr std::size_t k_activation_token_bytes = 32;
 
+// QR codes of collections and sandbox attempts (the contract's limits). A dynamic code's
+// expiry, at most 72 days, and the image's side in pixels.
+inline constexpr std::int64_t k_qr_expiration_max_seconds = 6'220'800;
+inline constexpr std::int64_t k_qr_image_width_min = 400;
+inline constexpr std::int64_t k_qr_image_width_max = 2048;
+inline constexpr std::int64_t k_qr_image_width_default = 400;
+inline constexpr std::size_t k_payment_id_max_chars = 36;
 // QR images: a guard on memory for qr_image::png (one 1-bit row of this width is 2 KiB); the
 // API's own image_width range is far below it.
 inline constexpr int k_qr_image_width_max_pixels = 16'384;
@@ -97,6 +104,12 @@ static_assert(k_activation_link_ttl_seconds <= k_clock_advance_max_seconds,
 static_assert(k_batch_items_max * 256 < k_body_max_bytes,
               "a full batch of items of a few hundred bytes must fit in one body");
 static_assert(k_activation_token_bytes >= 32, "an activation token is a 256-bit secret");
+static_assert(k_qr_expiration_max_seconds <= k_clock_advance_max_seconds,
+              "a sandbox clock advance must be able to expire any QR code");
+static_assert(k_qr_image_width_min <= k_qr_image_width_default &&
+              k_qr_image_width_default <= k_qr_image_width_max);
+static_assert(k_qr_image_width_max <= k_qr_image_width_max_pixels,
+              "every image_width the API takes must be one qr_image::png makes");
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
 

@@ -30,6 +30,18 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+std::string run_capture(const std::string& command_line, int* exit_code) {
+  std::string out;
+  FILE* pipe = ::popen(command_line.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  int status = ::pclose(pipe);
+  if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
 namespace {
 
 int free_port() {
@@ -43,18 +55,6 @@ int free_port() {
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
   ::close(fd);
   return ntohs(address.sin_port);
-}
-
-std::string run_capture(const std::string& command_line, int* exit_code) {
-  std::string out;
-  FILE* pipe = ::popen(command_line.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed");
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  int status = ::pclose(pipe);
-  if (exit_code) *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
 }
 
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {

@@ -94,6 +94,9 @@ class Server {
 
 std::string tesoro_bin();
 
+// Runs a shell command line; returns its stdout and sets its exit code.
+std::string run_capture(const std::string& command_line, int* exit_code = nullptr);
+
 // `text` in single quotes for sh.
 std::string shell_quote(const std::string& text);
 
