@@ -82,6 +82,26 @@ struct ClaimGuard {
   ~ClaimGuard() { keys.release(claim); }
 };
 
+// A worker that moves what came due on tenant clocks, a bounded chunk per write unit, every
+// interval (real time) and at once when a sandbox clock advance wakes it, so that an advance
+// expires things at once. `expire(tx, real_now, chunk)` returns how many it moved.
+workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, int interval_ms,
+                                      std::int64_t chunk,
+                                      std::int64_t (*expire)(store::Tx&, time::Micros,
+                                                             std::int64_t)) {
+  return workers::PeriodicWorker{
+      name, std::chrono::milliseconds(interval_ms), {std::string(tenant_clock::k_advanced_topic)},
+      [name, log_event, chunk, expire](store::Store& store, time::Micros real_now) {
+        auto expired = store.write<std::int64_t>(
+            [&](store::Tx& tx) -> Result<std::int64_t> { return expire(tx, real_now, chunk); });
+        if (expired.value() > 0) {
+          log::write(log::Level::info, log_event, {{"count", expired.value()}});
+          metrics::count_worker_run(name, false);
+        }
+        return expired.value() >= chunk;
+      }};
+}
+
 }  // namespace
 
 App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card_numbers)
@@ -276,37 +296,14 @@ void App::start_background() {
         if (positioned.value() > 0) metrics::count_worker_run("events.sequencer", false);
         return positioned.value() >= limits::k_event_sequence_batch_max;
       }});
-  // Card authorizations whose hold ran out on their tenant's clock, a bounded chunk per unit;
-  // woken by a sandbox clock advance so that an advance expires holds at once.
-  runner_.add(workers::PeriodicWorker{
-      "cards.authorization_expiry",
-      std::chrono::milliseconds(limits::k_authorization_expiry_interval_ms),
-      {std::string(tenant_clock::k_advanced_topic)},
-      [](store::Store& store, time::Micros real_now) {
-        auto expired = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
-          return cards::expire_due(tx, real_now, limits::k_authorization_expiry_chunk_rows);
-        });
-        if (expired.value() > 0) {
-          log::write(log::Level::info, "cards.authorizations_expired", {{"count", expired.value()}});
-          metrics::count_worker_run("cards.authorization_expiry", false);
-        }
-        return expired.value() >= limits::k_authorization_expiry_chunk_rows;
-      }});
-  // Collections whose expires_at passed on their tenant's clock fail (`expired`), a bounded
-  // chunk per unit; woken by a sandbox clock advance so that an advance expires them at once.
-  runner_.add(workers::PeriodicWorker{
-      "collections.expiry", std::chrono::milliseconds(limits::k_collection_expiry_interval_ms),
-      {std::string(tenant_clock::k_advanced_topic)},
-      [](store::Store& store, time::Micros real_now) {
-        auto expired = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
-          return collections::expire_due(tx, real_now, limits::k_collection_expiry_chunk_rows);
-        });
-        if (expired.value() > 0) {
-          log::write(log::Level::info, "collections.expired", {{"count", expired.value()}});
-          metrics::count_worker_run("collections.expiry", false);
-        }
-        return expired.value() >= limits::k_collection_expiry_chunk_rows;
-      }});
+  // Card authorizations whose hold ran out, and collections whose expires_at passed, on their
+  // tenant's clock.
+  runner_.add(expiry_worker("cards.authorization_expiry", "cards.authorizations_expired",
+                            limits::k_authorization_expiry_interval_ms,
+                            limits::k_authorization_expiry_chunk_rows, cards::expire_due));
+  runner_.add(expiry_worker("collections.expiry", "collections.expired",
+                            limits::k_collection_expiry_interval_ms,
+                            limits::k_collection_expiry_chunk_rows, collections::expire_due));
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{
       std::string(collections::k_attempt_failure_job),

@@ -13,13 +13,10 @@
 
 using harness::Reply;
 using harness::Server;
+using harness::text;
 namespace json = boost::json;
 
 namespace {
-
-std::string text(const json::value& value, std::string_view key) {
-  return std::string(value.at(key).as_string());
-}
 
 json::object money(std::int64_t amount, const std::string& currency = "COP") {
   return json::object{{"amount", amount}, {"currency", currency}};
@@ -741,4 +738,40 @@ TEST(CollectionsCreate, AnIdempotentRetryReplaysTheBatch) {
   Reply replay = server.post("/api/v1/collections", body, {p.bearer, key});
   EXPECT_EQ(replay.body, first.body);
   EXPECT_EQ(replay.header("idempotent-replayed"), "true");
+}
+
+TEST(CollectionsRobustness, MutatedItemsAndPatchesNeverEarnA5xx) {
+  Server& server = Server::shared();
+  Participant p(server);
+  const std::string id = text(p.create_one(item(server, unique("fuzz"))), "id");
+  const json::array odd_values = json::parse(
+      R"([null, true, 0, -1, 9223372036854775807, 18446744073709551615, 1.5, 1e300, "", "x",
+          "2026-13-45T99:00:00Z", [], [1, "a"], {}, {"amount": 1}, {"type": "email"},
+          {"amount": -1, "currency": "COP"}, {"type": "email", "value": "a@b.co", "x": 1}])")
+                                  .as_array();
+  json::object template_item = item(server, "template");
+  template_item["expires_at"] = "2099-01-01T00:00:00Z";
+  template_item["nickname"] = "n";
+  template_item["reference"] = "r";
+  template_item["metadata"] = json::object{{"a", "b"}};
+  template_item["key"] = json::object{{"type", "cellphone"}, {"value", "3009999999"}};
+  json::array items;
+  std::vector<json::value> odd(odd_values.begin(), odd_values.end());
+  odd.emplace_back(std::string(2000, 'z'));
+  for (const auto& field : template_item) {
+    for (const json::value& odd_value : odd) {
+      json::object mutated = template_item;
+      mutated["external_id"] = unique("fuzz");
+      mutated[field.key()] = odd_value;
+      items.push_back(mutated);
+      Reply patched = p.patch(id, json::serialize(json::object{{field.key(), odd_value}}));
+      EXPECT_LT(patched.status, 500) << field.key() << "=" << odd_value << " " << patched.body;
+    }
+  }
+  Reply reply = p.create(items);
+  ASSERT_EQ(reply.status, 201) << reply.body.substr(0, 500);
+  const json::value body = reply.json();
+  EXPECT_EQ(body.at("created").as_array().size() + body.at("duplicated").as_array().size() +
+                body.at("rejected").as_array().size(),
+            items.size());
 }

@@ -153,6 +153,10 @@ std::string tesoro_bin() {
   return bin ? bin : "./build/tesoro";
 }
 
+std::string text(const json::value& value, std::string_view key) {
+  return std::string(value.at(key).as_string());
+}
+
 std::string account_holder_body(const std::string& external_id) {
   return R"({"address":{"city":"Bogota","country":"CO","line_1":"Calle 1 # 2-3","state":"DC","zip_code":"110111"},)"
          R"("person":{"country_code":"CO","document_number":"1020304050","document_type":"CC","first_name":"Ana","last_name":"Rojas","person_type":"natural"},)"

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -108,6 +109,8 @@ struct CommandRun {
 // all) is stopped by timeout(1), exit 124, instead of hanging the test.
 CommandRun run_tesoro(const std::vector<std::string>& args,
                       const std::vector<std::string>& env = {});
+// The string at `key` of a JSON object (fails the test when absent or not a string).
+std::string text(const json::value& value, std::string_view key);
 // A valid POST /v1/ledger/account_holders body with this external_id.
 std::string account_holder_body(const std::string& external_id);
 std::string new_uuid();

@@ -233,11 +233,16 @@ TEST_P(CollectionsDomain, APatchKeepsTotalMaximumAtOrAbovePaidAndMovesTheState) 
       return collections::update_collection(tx, k_tenant, c.id, changes, now);
     });
   };
-  collections::CollectionChanges below;
-  below.total_maximum_amount = collections::LimitChange{1400, "COP"};
-  below.total_minimum_amount = collections::LimitChange{1000, "COP"};
-  below.maximum_attempt_amount = collections::LimitChange{1000, "COP"};
-  auto refused = update(below);
+  // maximum_attempt_amount, total_minimum_amount and total_maximum_amount at once.
+  auto upper_limits = [](std::int64_t maximum_attempt, std::int64_t total_minimum,
+                         std::int64_t total_maximum) {
+    collections::CollectionChanges changes;
+    changes.maximum_attempt_amount = collections::LimitChange{maximum_attempt, "COP"};
+    changes.total_minimum_amount = collections::LimitChange{total_minimum, "COP"};
+    changes.total_maximum_amount = collections::LimitChange{total_maximum, "COP"};
+    return changes;
+  };
+  auto refused = update(upper_limits(1000, 1000, 1400));
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().first_code(), "amount_out_of_range");
   EXPECT_EQ(refused.error().errors.front().path, "total_maximum_amount.amount");
@@ -248,11 +253,7 @@ TEST_P(CollectionsDomain, APatchKeepsTotalMaximumAtOrAbovePaidAndMovesTheState) 
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->state, "ready");
 
-  collections::CollectionChanges to_paid;
-  to_paid.total_minimum_amount = collections::LimitChange{1500, "COP"};
-  to_paid.maximum_attempt_amount = collections::LimitChange{1500, "COP"};
-  to_paid.total_maximum_amount = collections::LimitChange{1500, "COP"};
-  auto paid = update(to_paid);
+  auto paid = update(upper_limits(1500, 1500, 1500));
   ASSERT_TRUE(paid.ok());
   EXPECT_EQ(paid->state, "paid");
   EXPECT_FALSE(collections::default_key(*paid));
@@ -266,6 +267,9 @@ TEST_P(CollectionsDomain, ExpiryFollowsEachTenantsClock) {
   collections::NewCollection in = input("expiring");
   in.expires_at_micros = now + k_hour;
   collections::Collection c = create(in);
+  // Until the worker runs, payable_at already refuses an expired collection.
+  EXPECT_TRUE(collections::payable_at(c, now + k_hour - 1));
+  EXPECT_FALSE(collections::payable_at(c, now + k_hour));
   auto expire = [&](time::Micros real_now) {
     return write<std::int64_t>(
         [&](store::Tx& tx) -> Result<std::int64_t> { return collections::expire_due(tx, real_now, 100); });

@@ -2,7 +2,6 @@
 // PATCH /api/v1/collections/{id}, DELETE /api/v1/collections/{id},
 // GET /api/v1/collections/find_successful_by?external_id=.
 #include "api/context.hpp"
-#include "api/lists.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 #include "domain/collections/collections.hpp"
@@ -56,8 +55,8 @@ Result<collections::NewCollection> decode_item(const json::value& value, const s
   input.usage_mode = reader.one_of("usage_mode", Need::required, k_usage_modes).value_or("");
   std::optional<Money> limits[4];
   for (std::size_t i = 0; i < 4; ++i) {
-    limits[i] = read_money(reader, k_limit_fields[i], Need::required, settings.currencies,
-                           problems);
+    limits[i] =
+        read_money(reader, k_limit_fields[i], Need::required, settings.currencies, problems);
   }
   input.expires_at_micros = read_time(reader, "expires_at", problems);
   input.nickname = reader.string("nickname", Need::optional, k_nickname_max_chars);
@@ -70,8 +69,7 @@ Result<collections::NewCollection> decode_item(const json::value& value, const s
   input.currency = limits[0]->currency;
   for (std::size_t i = 1; i < 4; ++i) {
     if (limits[i]->currency != input.currency) {
-      return errors::of(ErrorCode::currency_mismatch,
-                        reader.path(k_limit_fields[i]) + ".currency",
+      return errors::of(ErrorCode::currency_mismatch, reader.path(k_limit_fields[i]) + ".currency",
                         "the four limits must share one currency (minimum_attempt_amount is " +
                             input.currency + ")");
     }
@@ -122,15 +120,15 @@ http::Response create(Context& context) {
   const json::array* items = reader.array("collections", Need::required);
   reader.reject_unknown();
   if (items && (items->empty() || items->size() > limits::k_batch_items_max)) {
-    problems.invalid("collections", "must have 1 to " + std::to_string(limits::k_batch_items_max) +
-                                        " items");
+    problems.invalid("collections",
+                     "must have 1 to " + std::to_string(limits::k_batch_items_max) + " items");
   }
   if (!problems.empty()) return context.error(problems.to_error());
   std::vector<Result<collections::NewCollection>> decoded;
   decoded.reserve(items->size());
   for (std::size_t i = 0; i < items->size(); ++i) {
-    decoded.push_back(decode_item((*items)[i], "collections." + std::to_string(i),
-                                  context.services.settings));
+    decoded.push_back(
+        decode_item((*items)[i], "collections." + std::to_string(i), context.services.settings));
   }
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     json::array created, duplicated, rejected;
@@ -140,12 +138,13 @@ http::Response create(Context& context) {
         rejected.push_back(rejected_json(i, (*items)[i], decoded[i].error()));
         continue;
       }
-      auto outcome =
-          collections::create_collection(tx, context.tenant_id(), decoded[i].value(), context.now());
+      auto outcome = collections::create_collection(tx, context.tenant_id(), decoded[i].value(),
+                                                    context.now());
       if (!outcome) {
         rejected.push_back(rejected_json(i, (*items)[i], under_item(outcome.error(), path)));
       } else {
-        (outcome->created ? created : duplicated).push_back(collections::to_json(outcome->collection));
+        (outcome->created ? created : duplicated)
+            .push_back(collections::to_json(outcome->collection));
       }
     }
     return json_response(201, json::object{{"created", std::move(created)},
@@ -164,13 +163,14 @@ http::Response list(Context& context) {
   query.reject_unknown();
   if (!problems.empty()) return context.error(problems.to_error());
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
-    auto found = collections::list_collections(tx, context.tenant_id(), filter, page.offset(),
-                                               page.size);
+    auto found =
+        collections::list_collections(tx, context.tenant_id(), filter, page.offset(), page.size);
     if (!found) return std::move(found).error();
     json::array items;
     for (const auto& collection : found->items) items.push_back(collections::to_json(collection));
-    return json_response(200, json::object{{"collections", std::move(items)},
-                                           {"pagination", pagination_json(page, found->total_items)}});
+    return json_response(200,
+                         json::object{{"collections", std::move(items)},
+                                      {"pagination", pagination_json(page, found->total_items)}});
   });
 }
 
@@ -234,8 +234,8 @@ http::Response update(Context& context) {
   if (!changes) problems.add(changes.error());
   if (!problems.empty()) return context.error(problems.to_error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto collection = collections::update_collection(tx, context.tenant_id(), id, changes.value(),
-                                                     context.now());
+    auto collection =
+        collections::update_collection(tx, context.tenant_id(), id, changes.value(), context.now());
     if (!collection) return std::move(collection).error();
     return json_response(200, collections::to_json(collection.value()));
   });

@@ -10,6 +10,7 @@
 #include "core/json_writer.hpp"
 #include "core/money.hpp"
 #include "domain/cards/configuration_groups.hpp"
+#include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/journal.hpp"
 
@@ -558,47 +559,17 @@ Result<PageOf<CardTransaction>> list_card_transactions(store::Tx& tx,
   return page;
 }
 
-namespace {
-
-// Whether any pending hold may be due, in two cheap reads: the earliest pending expiry (the
-// partial index card_transactions_pending) against the latest tenant clock. The pass runs every
-// second, and its query below reads every pending row when none is due: this returns false
-// first in that usual case. True when unsure (an offset past the int64 range).
-bool any_due(store::Tx& tx, time::Micros real_now) {
-  auto earliest = tx.query_one(
-      "SELECT MIN(expires_at_micros) FROM card_transactions WHERE state = 'pending'");
-  if (!earliest || earliest->is_null(0)) return false;
-  auto latest_offset = tx.query_one("SELECT MAX(clock_offset_micros) FROM tenants");
-  if (!latest_offset || latest_offset->is_null(0)) return false;  // no tenant, no transaction
-  auto latest_now = money::add(real_now, latest_offset->integer(0));
-  return !latest_now || earliest->integer(0) <= *latest_now;
-}
-
-}  // namespace
-
 std::int64_t expire_due(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
   // Due on each tenant's clock. The candidates' cards are then locked all at once in the
   // journal's global order (two passes on two nodes queue instead of deadlocking), and each
   // row is read again under the lock: a step or another pass may have closed it meanwhile.
-  if (!any_due(tx, real_now)) return 0;
-  struct Due {
-    std::string tenant_id;
-    std::string id;
-    time::Micros tenant_now;
-  };
-  std::vector<Due> due;
-  for (const store::Row& row : tx.query(
-           "SELECT ct.tenant_id, ct.id, t.clock_offset_micros FROM card_transactions ct "
-           "JOIN tenants t ON t.id = ct.tenant_id WHERE ct.state = 'pending' "
-           "AND ct.expires_at_micros <= ? + t.clock_offset_micros "
-           "ORDER BY ct.expires_at_micros, ct.id LIMIT ?",
-           {real_now, limit})) {
-    due.push_back({row.text(0), row.text(1), real_now + row.integer(2)});
-  }
+  // The partial index card_transactions_pending answers the usual pass, where nothing is due.
+  const std::vector<tenant_clock::DueRow> due = tenant_clock::due_rows(
+      tx, {"card_transactions", "expires_at_micros", "x.state = 'pending'"}, real_now, limit);
   if (due.empty()) return 0;
   std::vector<ledger::AccountKey> accounts;
   std::map<std::string, Card> cards;  // by "tenant/transaction"
-  for (const Due& d : due) {
+  for (const tenant_clock::DueRow& d : due) {
     auto card_id = tx.query_one("SELECT card_id FROM card_transactions WHERE tenant_id = ? "
                                 "AND id = ?",
                                 {d.tenant_id, d.id});
@@ -610,7 +581,7 @@ std::int64_t expire_due(store::Tx& tx, time::Micros real_now, std::int64_t limit
   ledger::Journal journal(tx, real_now);
   if (!journal.lock(accounts)) return 0;
   std::int64_t expired = 0;
-  for (const Due& d : due) {
+  for (const tenant_clock::DueRow& d : due) {
     auto card = cards.find(d.tenant_id + "/" + d.id);
     if (card == cards.end()) continue;
     auto row = tx.query_one(std::string("SELECT ") + k_columns +

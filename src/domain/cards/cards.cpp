@@ -11,6 +11,7 @@
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::cards {
 namespace {
@@ -391,26 +392,18 @@ Result<PageOf<BalanceOperation>> list_balance_operations(store::Tx& tx,
   if (!card) return std::move(card).error();
   // performed_at is fixed-width ISO text: text order is time order.
   std::string where = " FROM card_balance_operations WHERE tenant_id = ? AND card_id = ?";
-  std::vector<store::Value> params = {tenant_id, card_id};
+  store::Params params = {tenant_id, card_id};
   if (filter.performed_from) {
     where += " AND performed_at >= ?";
-    params.push_back(time::iso(*filter.performed_from));
+    params.emplace_back(time::iso(*filter.performed_from));
   }
   if (filter.performed_to) {
     where += " AND performed_at <= ?";
-    params.push_back(time::iso(*filter.performed_to));
+    params.emplace_back(time::iso(*filter.performed_to));
   }
-  PageOf<BalanceOperation> page;
-  page.total_items = tx.query_one("SELECT COUNT(*)" + where, params)->integer(0);
-  params.push_back(limit);
-  params.push_back(offset);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_operation_columns + where +
-                    " ORDER BY performed_at DESC, id DESC LIMIT ? OFFSET ?",
-                params)) {
-    page.items.push_back(operation_from_row(row));
-  }
-  return page;
+  return store::query_page<BalanceOperation>(tx, k_operation_columns, where, params,
+                                             "performed_at DESC, id DESC", offset, limit,
+                                             operation_from_row);
 }
 
 }  // namespace tesoro::cards

@@ -1,6 +1,7 @@
 #include "domain/clock/tenant_clock.hpp"
 
 #include "core/limits.hpp"
+#include "core/money.hpp"
 
 namespace tesoro::tenant_clock {
 
@@ -38,6 +39,39 @@ Result<time::Micros> advance(store::Tx& tx, std::string_view tenant_id, std::int
                     "the sandbox clock may run at most " +
                         std::to_string(limits::k_clock_offset_max_seconds / (365 * 86400)) +
                         " years ahead of real time");
+}
+
+namespace {
+
+// Whether any row may be due: its earliest due time against the latest tenant clock. True when
+// unsure (an offset past the int64 range); false without tenants.
+bool any_due(store::Tx& tx, const DueQuery& query, time::Micros real_now) {
+  auto earliest =
+      tx.query_one("SELECT MIN(x." + std::string(query.due_column) + ") FROM " +
+                   std::string(query.table) + " x WHERE " + std::string(query.open_condition));
+  if (!earliest || earliest->is_null(0)) return false;
+  auto latest_offset = tx.query_one("SELECT MAX(clock_offset_micros) FROM tenants");
+  if (!latest_offset || latest_offset->is_null(0)) return false;
+  auto latest_now = money::add(real_now, latest_offset->integer(0));
+  return !latest_now || earliest->integer(0) <= *latest_now;
+}
+
+}  // namespace
+
+std::vector<DueRow> due_rows(store::Tx& tx, const DueQuery& query, time::Micros real_now,
+                             std::int64_t limit) {
+  std::vector<DueRow> due;
+  if (!any_due(tx, query, real_now)) return due;
+  const std::string column = "x." + std::string(query.due_column);
+  for (const store::Row& row :
+       tx.query("SELECT x.tenant_id, x.id, t.clock_offset_micros FROM " + std::string(query.table) +
+                    " x JOIN tenants t ON t.id = x.tenant_id WHERE " +
+                    std::string(query.open_condition) + " AND " + column +
+                    " <= ? + t.clock_offset_micros ORDER BY " + column + ", x.id LIMIT ?",
+                {real_now, limit})) {
+    due.push_back({row.text(0), row.text(1), real_now + row.integer(2)});
+  }
+  return due;
 }
 
 }  // namespace tesoro::tenant_clock

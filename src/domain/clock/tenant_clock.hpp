@@ -6,7 +6,9 @@
 // processing, webhook retries, the timestamps of its records) reads this clock. Credential and
 // idempotency lifetimes, rate limits and webhook-timestamp headers keep real time.
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.hpp"
 #include "core/time.hpp"
@@ -26,5 +28,24 @@ time::Micros now(store::Tx& tx, std::string_view tenant_id, time::Micros real_no
 // limits::k_clock_offset_max_seconds; 404 item_not_found for an unknown tenant.
 Result<time::Micros> advance(store::Tx& tx, std::string_view tenant_id, std::int64_t seconds,
                              time::Micros real_now);
+
+// Rows that came due on their own tenant's clock, for the expiry workers (card holds,
+// collections) that look every second. `table` is read under the alias `x`; `open_condition`
+// (on x) selects the rows that may still expire and should match a partial index on
+// `due_column` (tenant time in micros), so that the usual pass, where nothing is due, costs two
+// index reads: the earliest due time against the clock of the tenant furthest ahead.
+struct DueQuery {
+  std::string_view table;
+  std::string_view due_column;
+  std::string_view open_condition;
+};
+struct DueRow {
+  std::string tenant_id;
+  std::string id;
+  time::Micros tenant_now;  // the row's tenant clock at real_now
+};
+// At most `limit` due rows, earliest due first.
+std::vector<DueRow> due_rows(store::Tx& tx, const DueQuery& query, time::Micros real_now,
+                             std::int64_t limit);
 
 }  // namespace tesoro::tenant_clock

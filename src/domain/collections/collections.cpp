@@ -9,8 +9,10 @@
 #include "core/email.hpp"
 #include "core/ids.hpp"
 #include "core/money.hpp"
+#include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::collections {
 namespace {
@@ -23,8 +25,10 @@ constexpr const char* k_columns =
     "successful_attempts, state, state_reason, enabled, expires_at, expires_at_micros, "
     "nickname, reference, metadata, inserted_at, updated_at";
 
-// The states a collection can still change from (and be paid in, QR'd in, expired in).
-constexpr const char* k_open_states_sql = "('created', 'ready', 'minimum_paid')";
+// Collections that may still expire (alias x): the predicate of the partial index
+// collections_expiring, so that the expiry worker's reads use it.
+constexpr const char* k_expiring_condition =
+    "x.expires_at_micros IS NOT NULL AND x.state IN ('created', 'ready', 'minimum_paid')";
 
 // Generated keys: '@' and this many characters of [A-Z0-9] (36^10, about 3.7e15 keys).
 constexpr std::size_t k_generated_key_chars = 10;
@@ -144,23 +148,25 @@ void sync_keys(store::Tx& tx, const std::string& tenant_id, Collection& collecti
     key.state = wanted;
   }
   if (!differs) return;
-  tx.exec("UPDATE network_keys SET state = ?, updated_at = ? WHERE tenant_id = ? AND "
-          "owner_id = ? AND state <> ?",
-          {wanted, time::iso(now), tenant_id, collection.id, wanted});
+  tx.exec(
+      "UPDATE network_keys SET state = ?, updated_at = ? WHERE tenant_id = ? AND "
+      "owner_id = ? AND state <> ?",
+      {wanted, time::iso(now), tenant_id, collection.id, wanted});
 }
 
 // Writes every field a change may touch.
 void save(store::Tx& tx, const std::string& tenant_id, const Collection& c) {
-  tx.exec("UPDATE collections SET minimum_attempt_amount = ?, maximum_attempt_amount = ?, "
-          "total_minimum_amount = ?, total_maximum_amount = ?, paid_amount = ?, "
-          "successful_attempts = ?, state = ?, state_reason = ?, enabled = ?, expires_at = ?, "
-          "expires_at_micros = ?, nickname = ?, updated_at = ? WHERE tenant_id = ? AND id = ?",
-          {c.minimum_attempt_amount, c.maximum_attempt_amount, c.total_minimum_amount,
-           c.total_maximum_amount, c.paid_amount, c.successful_attempts, c.state,
-           store::optional_value(c.state_reason), std::int64_t{c.enabled ? 1 : 0},
-           store::optional_value(c.expires_at),
-           c.expires_at_micros ? store::Value(*c.expires_at_micros) : store::Value(nullptr),
-           store::optional_value(c.nickname), c.updated_at, tenant_id, c.id});
+  tx.exec(
+      "UPDATE collections SET minimum_attempt_amount = ?, maximum_attempt_amount = ?, "
+      "total_minimum_amount = ?, total_maximum_amount = ?, paid_amount = ?, "
+      "successful_attempts = ?, state = ?, state_reason = ?, enabled = ?, expires_at = ?, "
+      "expires_at_micros = ?, nickname = ?, updated_at = ? WHERE tenant_id = ? AND id = ?",
+      {c.minimum_attempt_amount, c.maximum_attempt_amount, c.total_minimum_amount,
+       c.total_maximum_amount, c.paid_amount, c.successful_attempts, c.state,
+       store::optional_value(c.state_reason), std::int64_t{c.enabled ? 1 : 0},
+       store::optional_value(c.expires_at),
+       c.expires_at_micros ? store::Value(*c.expires_at_micros) : store::Value(nullptr),
+       store::optional_value(c.nickname), c.updated_at, tenant_id, c.id});
 }
 
 // Moves an open collection to `state` (with its reason): keys follow, the row is saved and the
@@ -207,9 +213,9 @@ Status check_limits(const Limits& l, const GivenLimits& given) {
     const std::string field = blame_low ? pair.low_name : pair.high_name;
     const std::string message = blame_low ? std::string("must not be above ") + pair.high_name
                                           : std::string("must not be below ") + pair.low_name;
-    return errors::validation(message + " (" + std::to_string(pair.low) + " > " +
-                                  std::to_string(pair.high) + ")",
-                              field + ".amount");
+    return errors::validation(
+        message + " (" + std::to_string(pair.low) + " > " + std::to_string(pair.high) + ")",
+        field + ".amount");
   }
   return ok_status();
 }
@@ -230,11 +236,12 @@ std::string generated_key_value() {
 
 bool insert_key(store::Tx& tx, const std::string& tenant_id, const std::string& owner_id,
                 const Key& key) {
-  return tx.exec("INSERT INTO network_keys (key_type, key_value, tenant_id, owner_id, state, "
-                 "inserted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                 "ON CONFLICT (key_type, key_value) DO NOTHING",
-                 {key.type, key.value, tenant_id, owner_id, key.state, key.inserted_at,
-                  key.inserted_at}) == 1;
+  return tx.exec(
+             "INSERT INTO network_keys (key_type, key_value, tenant_id, owner_id, state, "
+             "inserted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+             "ON CONFLICT (key_type, key_value) DO NOTHING",
+             {key.type, key.value, tenant_id, owner_id, key.state, key.inserted_at,
+              key.inserted_at}) == 1;
 }
 
 // Registers the collection's key: the one asked for (409 key_already_exists when the directory
@@ -286,9 +293,8 @@ Result<ledger::Account> receptor_account(store::Tx& tx, const std::string& tenan
 
 Status check_expiry(std::optional<time::Micros> expires_at, time::Micros now) {
   if (expires_at && *expires_at <= now) {
-    return errors::validation("must be in the future (the tenant's clock says " + time::iso(now) +
-                                  ")",
-                              "expires_at");
+    return errors::validation(
+        "must be in the future (the tenant's clock says " + time::iso(now) + ")", "expires_at");
   }
   return ok_status();
 }
@@ -303,14 +309,28 @@ void insert_collection_row(store::Tx& tx, const std::string& tenant_id, const Co
                  "reference, metadata, inserted_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
                  "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                  "ON CONFLICT (tenant_id, external_id) DO NOTHING",
-                 {tenant_id, c.id, c.external_id, c.tenant_account_id, c.usage_mode, c.currency,
-                  c.minimum_attempt_amount, c.maximum_attempt_amount, c.total_minimum_amount,
-                  c.total_maximum_amount, c.paid_amount, c.successful_attempts, c.state,
-                  store::optional_value(c.state_reason), std::int64_t{c.enabled ? 1 : 0},
+                 {tenant_id,
+                  c.id,
+                  c.external_id,
+                  c.tenant_account_id,
+                  c.usage_mode,
+                  c.currency,
+                  c.minimum_attempt_amount,
+                  c.maximum_attempt_amount,
+                  c.total_minimum_amount,
+                  c.total_maximum_amount,
+                  c.paid_amount,
+                  c.successful_attempts,
+                  c.state,
+                  store::optional_value(c.state_reason),
+                  std::int64_t{c.enabled ? 1 : 0},
                   store::optional_value(c.expires_at),
                   c.expires_at_micros ? store::Value(*c.expires_at_micros) : store::Value(nullptr),
-                  store::optional_value(c.nickname), store::optional_value(c.reference),
-                  ledger::encode_metadata(c.metadata), c.inserted_at, c.updated_at}) == 1;
+                  store::optional_value(c.nickname),
+                  store::optional_value(c.reference),
+                  ledger::encode_metadata(c.metadata),
+                  c.inserted_at,
+                  c.updated_at}) == 1;
 }
 
 // create_collection's work once the item is known to be new; runs in a savepoint.
@@ -370,6 +390,11 @@ bool Collection::payable() const {
   return enabled && (state == "ready" || state == "minimum_paid");
 }
 
+bool payable_at(const Collection& collection, time::Micros now) {
+  return collection.payable() &&
+         (!collection.expires_at_micros || *collection.expires_at_micros > now);
+}
+
 Result<std::string> normalize_key(const std::string& type, const std::string& value) {
   auto all_digits = [&](std::size_t min, std::size_t max) {
     return value.size() >= min && value.size() <= max &&
@@ -389,11 +414,10 @@ Result<std::string> normalize_key(const std::string& type, const std::string& va
   if (type == "alphanumeric") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const bool shaped =
-        upper.size() >= 4 && upper.size() <= 21 && upper[0] == '@' &&
-        std::all_of(upper.begin() + 1, upper.end(), [](char c) {
-          return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        });
+    const bool shaped = upper.size() >= 4 && upper.size() <= 21 && upper[0] == '@' &&
+                        std::all_of(upper.begin() + 1, upper.end(), [](char c) {
+                          return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+                        });
     if (shaped) return upper;
     return errors::validation("an alphanumeric key is @ followed by 3 to 20 letters or digits",
                               std::nullopt);
@@ -430,9 +454,10 @@ Result<Collection> lock_collection(store::Tx& tx, const std::string& tenant_id,
 
 std::optional<DirectoryEntry> find_key(store::Tx& tx, const std::string& type,
                                        const std::string& normalized_value) {
-  auto row = tx.query_one("SELECT tenant_id, owner_id, state FROM network_keys "
-                          "WHERE key_type = ? AND key_value = ?",
-                          {type, normalized_value});
+  auto row = tx.query_one(
+      "SELECT tenant_id, owner_id, state FROM network_keys "
+      "WHERE key_type = ? AND key_value = ?",
+      {type, normalized_value});
   if (!row) return std::nullopt;
   return DirectoryEntry{row->text(0), row->text(1), row->text(2)};
 }
@@ -454,32 +479,32 @@ json::object to_json(const Collection& c) {
   json::array keys;
   for (const Key& key : c.keys) keys.push_back(key_json(key));
   json::value key = nullptr;
-  if (auto chosen = default_key(c)) key = json::object{{"type", chosen->type}, {"value", chosen->value}};
+  if (auto chosen = default_key(c))
+    key = json::object{{"type", chosen->type}, {"value", chosen->value}};
   json::object metadata;
   for (const auto& [name, value] : c.metadata) metadata[name] = value;
-  return json::object{
-      {"id", c.id},
-      {"external_id", c.external_id},
-      {"tenant_account_id", c.tenant_account_id},
-      {"usage_mode", c.usage_mode},
-      {"state", c.state},
-      {"state_reason", optional_text_json(c.state_reason)},
-      {"enabled", c.enabled},
-      {"minimum_attempt_amount", money(c.minimum_attempt_amount, c.currency)},
-      {"maximum_attempt_amount", money(c.maximum_attempt_amount, c.currency)},
-      {"total_minimum_amount", money(c.total_minimum_amount, c.currency)},
-      {"total_maximum_amount", money(c.total_maximum_amount, c.currency)},
-      {"paid_amount", money(c.paid_amount, c.currency)},
-      {"remaining_amount", money(c.remaining(), c.currency)},
-      {"successful_attempts", c.successful_attempts},
-      {"key", std::move(key)},
-      {"keys", std::move(keys)},
-      {"expires_at", optional_text_json(c.expires_at)},
-      {"nickname", optional_text_json(c.nickname)},
-      {"reference", optional_text_json(c.reference)},
-      {"metadata", std::move(metadata)},
-      {"inserted_at", c.inserted_at},
-      {"updated_at", c.updated_at}};
+  return json::object{{"id", c.id},
+                      {"external_id", c.external_id},
+                      {"tenant_account_id", c.tenant_account_id},
+                      {"usage_mode", c.usage_mode},
+                      {"state", c.state},
+                      {"state_reason", optional_text_json(c.state_reason)},
+                      {"enabled", c.enabled},
+                      {"minimum_attempt_amount", money(c.minimum_attempt_amount, c.currency)},
+                      {"maximum_attempt_amount", money(c.maximum_attempt_amount, c.currency)},
+                      {"total_minimum_amount", money(c.total_minimum_amount, c.currency)},
+                      {"total_maximum_amount", money(c.total_maximum_amount, c.currency)},
+                      {"paid_amount", money(c.paid_amount, c.currency)},
+                      {"remaining_amount", money(c.remaining(), c.currency)},
+                      {"successful_attempts", c.successful_attempts},
+                      {"key", std::move(key)},
+                      {"keys", std::move(keys)},
+                      {"expires_at", optional_text_json(c.expires_at)},
+                      {"nickname", optional_text_json(c.nickname)},
+                      {"reference", optional_text_json(c.reference)},
+                      {"metadata", std::move(metadata)},
+                      {"inserted_at", c.inserted_at},
+                      {"updated_at", c.updated_at}};
 }
 
 Result<CreateOutcome> create_collection(store::Tx& tx, const std::string& tenant_id,
@@ -501,9 +526,9 @@ Result<CreateOutcome> create_collection(store::Tx& tx, const std::string& tenant
   auto account = receptor_account(tx, tenant_id, input.tenant_account_id);
   if (!account) return std::move(account).error();
   if (account->currency != input.currency) {
-    return errors::of(ErrorCode::currency_mismatch, "minimum_attempt_amount.currency",
-                      "the limits must be in " + account->currency +
-                          ", the tenant account's currency");
+    return errors::of(
+        ErrorCode::currency_mismatch, "minimum_attempt_amount.currency",
+        "the limits must be in " + account->currency + ", the tenant account's currency");
   }
   // A savepoint of its own: a key that turns out taken leaves no collection behind.
   return tx.nested<CreateOutcome>(
@@ -523,16 +548,8 @@ Result<PageOf<Collection>> list_collections(store::Tx& tx, const std::string& te
     where += " AND external_id = ?";
     params.emplace_back(*filter.external_id);
   }
-  PageOf<Collection> page;
-  page.total_items = tx.query_one("SELECT COUNT(*)" + where, params)->integer(0);
-  params.emplace_back(limit);
-  params.emplace_back(offset);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns + where +
-                    " ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                params)) {
-    page.items.push_back(from_row(row));
-  }
+  auto page = store::query_page<Collection>(tx, k_columns, where, params,
+                                            "inserted_at DESC, id DESC", offset, limit, from_row);
   load_keys(tx, tenant_id, page.items);
   return page;
 }
@@ -540,8 +557,8 @@ Result<PageOf<Collection>> list_collections(store::Tx& tx, const std::string& te
 namespace {
 
 // A limit of a PATCH in the collection's currency, or 422 currency_mismatch at its field.
-Status take_limit(const std::optional<LimitChange>& change, const char* field,
-                  const Collection& c, std::int64_t& target, bool& given) {
+Status take_limit(const std::optional<LimitChange>& change, const char* field, const Collection& c,
+                  std::int64_t& target, bool& given) {
   given = change.has_value();
   if (!change) return ok_status();
   if (change->currency != c.currency) {
@@ -550,6 +567,18 @@ Status take_limit(const std::optional<LimitChange>& change, const char* field,
   }
   target = change->amount;
   return ok_status();
+}
+
+// The collection under its lock, or 409 collection_invalid_state when its state is terminal
+// (the message says it cannot be `done`).
+Result<Collection> lock_open_collection(store::Tx& tx, const std::string& tenant_id,
+                                        const std::string& id, const std::string& done) {
+  auto found = lock_collection(tx, tenant_id, id);
+  if (found && is_terminal(found->state)) {
+    return errors::of(ErrorCode::collection_invalid_state, std::nullopt,
+                      "a " + found->state + " collection cannot be " + done);
+  }
+  return found;
 }
 
 // What a PATCH may change.
@@ -566,13 +595,9 @@ bool same_changeable_fields(const Collection& a, const Collection& b) {
 Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id,
                                      const std::string& id, const CollectionChanges& changes,
                                      time::Micros now) {
-  auto found = lock_collection(tx, tenant_id, id);
+  auto found = lock_open_collection(tx, tenant_id, id, "changed");
   if (!found) return found;
   Collection c = std::move(found).value();
-  if (is_terminal(c.state)) {
-    return errors::of(ErrorCode::collection_invalid_state, std::nullopt,
-                      "a " + c.state + " collection cannot be changed");
-  }
   Limits limits{c.minimum_attempt_amount, c.maximum_attempt_amount, c.total_minimum_amount,
                 c.total_maximum_amount};
   GivenLimits given;
@@ -605,8 +630,8 @@ Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id
   if (changes.enabled) c.enabled = *changes.enabled;
   if (changes.expires_at_micros) {
     c.expires_at_micros = *changes.expires_at_micros;
-    c.expires_at = c.expires_at_micros ? std::optional(time::iso(*c.expires_at_micros))
-                                       : std::nullopt;
+    c.expires_at =
+        c.expires_at_micros ? std::optional(time::iso(*c.expires_at_micros)) : std::nullopt;
   }
   if (same_changeable_fields(before, c)) return c;  // nothing to write; updated_at stays
   // New limits may move the state (e.g. a total_maximum_amount lowered to paid_amount pays it).
@@ -616,13 +641,9 @@ Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id
 
 Result<Collection> discard_collection(store::Tx& tx, const std::string& tenant_id,
                                       const std::string& id, time::Micros now) {
-  auto found = lock_collection(tx, tenant_id, id);
+  auto found = lock_open_collection(tx, tenant_id, id, "discarded");
   if (!found) return found;
   Collection c = std::move(found).value();
-  if (is_terminal(c.state)) {
-    return errors::of(ErrorCode::collection_invalid_state, std::nullopt,
-                      "a " + c.state + " collection cannot be discarded");
-  }
   move_to(tx, tenant_id, c, "discarded", std::nullopt, now);
   return c;
 }
@@ -641,50 +662,16 @@ Result<Collection> find_successful_by(store::Tx& tx, const std::string& tenant_i
   return std::move(*found);
 }
 
-namespace {
-
-// The expiry worker runs every second: most passes find nothing due, and this answers that
-// from the partial index collections_expiring (its earliest expiry) against the clock of the
-// tenant that runs furthest ahead. True when unsure (an offset past the int64 range).
-bool any_due(store::Tx& tx, time::Micros real_now) {
-  auto earliest = tx.query_one(std::string("SELECT MIN(expires_at_micros) FROM collections "
-                                           "WHERE expires_at_micros IS NOT NULL AND state IN ") +
-                               k_open_states_sql);
-  if (!earliest || earliest->is_null(0)) return false;
-  auto latest_offset = tx.query_one("SELECT MAX(clock_offset_micros) FROM tenants");
-  if (!latest_offset || latest_offset->is_null(0)) return false;
-  auto latest_now = money::add(real_now, latest_offset->integer(0));
-  return !latest_now || earliest->integer(0) <= *latest_now;
-}
-
-}  // namespace
-
 std::int64_t expire_due(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
-  if (!any_due(tx, real_now)) return 0;
-  struct Due {
-    std::string tenant_id;
-    std::string id;
-    time::Micros tenant_now;
-    bool operator<(const Due& other) const {
-      return std::tie(tenant_id, id) < std::tie(other.tenant_id, other.id);
-    }
-  };
-  std::vector<Due> due;
-  for (const store::Row& row : tx.query(
-           std::string("SELECT c.tenant_id, c.id, t.clock_offset_micros FROM collections c "
-                       "JOIN tenants t ON t.id = c.tenant_id WHERE c.expires_at_micros IS NOT "
-                       "NULL AND c.state IN ") +
-               k_open_states_sql +
-               " AND c.expires_at_micros <= ? + t.clock_offset_micros "
-               "ORDER BY c.expires_at_micros, c.id LIMIT ?",
-           {real_now, limit})) {
-    due.push_back({row.text(0), row.text(1), real_now + row.integer(2)});
-  }
+  std::vector<tenant_clock::DueRow> due = tenant_clock::due_rows(
+      tx, {"collections", "expires_at_micros", k_expiring_condition}, real_now, limit);
   // Locked in one global order, so two nodes' passes queue instead of deadlocking; each row is
   // read again under its lock (a payment or a PATCH may have changed it meanwhile).
-  std::sort(due.begin(), due.end());
+  std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.tenant_id, a.id) < std::tie(b.tenant_id, b.id);
+  });
   std::int64_t expired = 0;
-  for (const Due& d : due) {
+  for (const tenant_clock::DueRow& d : due) {
     auto locked = lock_collection(tx, d.tenant_id, d.id);
     if (!locked) continue;
     Collection c = std::move(locked).value();
@@ -725,38 +712,38 @@ void verify_transfers(store::Tx& tx, std::vector<std::string>& violations) {
     auto sum = received.find(key);
     const std::int64_t transferred = sum == received.end() ? 0 : sum->second;
     if (transferred == row.integer(2)) continue;
-    violations.push_back("collection " + key.second + " of tenant " + key.first +
-                         ": paid_amount " + row.text(2) + " but its incoming transfers sum to " +
+    violations.push_back("collection " + key.second + " of tenant " + key.first + ": paid_amount " +
+                         row.text(2) + " but its incoming transfers sum to " +
                          std::to_string(transferred));
   }
   for (const auto& [key, amount] : received) {
     if (seen.contains(key)) continue;
-    violations.push_back("incoming transfers of tenant " + key.first +
-                         " name collection " + key.second + ", which does not exist");
+    violations.push_back("incoming transfers of tenant " + key.first + " name collection " +
+                         key.second + ", which does not exist");
   }
 }
 
 // The state agrees with paid_amount (state_for_payments), and only a payable collection has
 // active keys.
 void verify_states(store::Tx& tx, std::vector<std::string>& violations) {
-  for (const store::Row& row : tx.query(
-           "SELECT tenant_id, id, state FROM collections WHERE state NOT IN ('ready', "
-           "'minimum_paid', 'paid', 'discarded', 'failed') "
-           "OR (state = 'ready' AND (paid_amount >= total_minimum_amount OR "
-           "(usage_mode = 'single_use' AND successful_attempts > 0))) "
-           "OR (state = 'minimum_paid' AND (paid_amount < total_minimum_amount OR "
-           "paid_amount >= total_maximum_amount OR "
-           "(usage_mode = 'single_use' AND successful_attempts > 0))) "
-           "OR (state = 'paid' AND paid_amount <> total_maximum_amount AND NOT "
-           "(usage_mode = 'single_use' AND successful_attempts > 0))")) {
-    violations.push_back("collection " + row.text(1) + " of tenant " + row.text(0) +
-                         ": state " + row.text(2) + " does not agree with its paid_amount");
+  for (const store::Row& row :
+       tx.query("SELECT tenant_id, id, state FROM collections WHERE state NOT IN ('ready', "
+                "'minimum_paid', 'paid', 'discarded', 'failed') "
+                "OR (state = 'ready' AND (paid_amount >= total_minimum_amount OR "
+                "(usage_mode = 'single_use' AND successful_attempts > 0))) "
+                "OR (state = 'minimum_paid' AND (paid_amount < total_minimum_amount OR "
+                "paid_amount >= total_maximum_amount OR "
+                "(usage_mode = 'single_use' AND successful_attempts > 0))) "
+                "OR (state = 'paid' AND paid_amount <> total_maximum_amount AND NOT "
+                "(usage_mode = 'single_use' AND successful_attempts > 0))")) {
+    violations.push_back("collection " + row.text(1) + " of tenant " + row.text(0) + ": state " +
+                         row.text(2) + " does not agree with its paid_amount");
   }
-  for (const store::Row& row : tx.query(
-           "SELECT k.tenant_id, k.owner_id, k.key_type, k.key_value FROM network_keys k "
-           "JOIN collections c ON c.tenant_id = k.tenant_id AND c.id = k.owner_id "
-           "WHERE k.state = 'active' AND NOT (c.enabled = 1 AND "
-           "c.state IN ('ready', 'minimum_paid'))")) {
+  for (const store::Row& row :
+       tx.query("SELECT k.tenant_id, k.owner_id, k.key_type, k.key_value FROM network_keys k "
+                "JOIN collections c ON c.tenant_id = k.tenant_id AND c.id = k.owner_id "
+                "WHERE k.state = 'active' AND NOT (c.enabled = 1 AND "
+                "c.state IN ('ready', 'minimum_paid'))")) {
     violations.push_back("collection " + row.text(1) + " of tenant " + row.text(0) +
                          " cannot be paid but its " + row.text(2) + " key " + row.text(3) +
                          " is active");

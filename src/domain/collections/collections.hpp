@@ -76,6 +76,11 @@ struct Collection {
   std::int64_t remaining() const { return total_maximum_amount - paid_amount; }
 };
 
+// payable(), and its expires_at (if any) still ahead of `now` (the tenant's time): the expiry
+// worker moves an expired collection to failed within a second or so, and a payment or a QR
+// code in between must not slip through.
+bool payable_at(const Collection& collection, time::Micros now);
+
 // The newest active key of a collection (the QR default), nullopt when it has none.
 std::optional<Key> default_key(const Collection& collection);
 
@@ -149,8 +154,8 @@ struct CreateOutcome {
 // unknown, another tenant's, not a receptor, or not active); 422 currency_mismatch (at
 // minimum_attempt_amount.currency); 409 key_already_exists (at key.value). A created
 // collection is `ready`, its key registered, with the events collection.created and
-// collection.ready. The caller runs each item in a savepoint (Tx::nested) so that a rejected
-// item leaves nothing behind.
+// collection.ready. Its writes run in a savepoint of their own: a rejected item leaves nothing
+// behind, and the caller's unit may go on with the next item.
 Result<CreateOutcome> create_collection(store::Tx& tx, const std::string& tenant_id,
                                         const NewCollection& input, time::Micros now);
 
