@@ -20,9 +20,7 @@ using harness::Reply;
 using harness::Server;
 namespace json = boost::json;
 
-inline std::string text(const json::value& value, std::string_view key) {
-  return std::string(value.at(key).as_string());
-}
+using harness::text;
 
 inline std::string money(long long amount, const std::string& currency = "COP") {
   return R"({"amount":)" + std::to_string(amount) + R"(,"currency":")" + currency + R"("})";

@@ -15,6 +15,7 @@
 #include "domain/json_columns.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::collections {
 namespace {
@@ -86,7 +87,7 @@ std::optional<std::string> rejection(store::Tx& tx, const std::string& tenant_id
                                      const Collection& collection, const AttemptRequest& request,
                                      std::optional<QrCode>& qr, time::Micros now) {
   if (request.currency != collection.currency) return "currency_mismatch";
-  if (!collection.payable()) return "collection_not_payable";
+  if (!payable_at(collection, now)) return "collection_not_payable";
   if (request.payment_id && *request.payment_id != static_payment_id()) {
     qr = find_qr_by_payment_id(tx, tenant_id, *request.payment_id, /*lock=*/true);
     if (qr && qr->collection_id != collection.id) qr.reset();
@@ -278,18 +279,8 @@ Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_i
     where += " AND state = ?";
     params.push_back(*filter.state);
   }
-  PageOf<Attempt> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM collection_attempts" + where, params)->integer(0);
-  params.push_back(limit);
-  params.push_back(offset);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns + " FROM collection_attempts" + where +
-                    " ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                params)) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<Attempt>(tx, k_columns, " FROM collection_attempts" + where, params,
+                                    "inserted_at DESC, id DESC", offset, limit, from_row);
 }
 
 std::string attempt_text(const Attempt& a) {
