@@ -18,10 +18,6 @@ namespace json = boost::json;
 
 namespace {
 
-std::string key_of(const json::value& collection) {
-  return text(collection.at("keys").at(0), "value");
-}
-
 json::value get_attempt(const Server& server, const Tenant& tenant, const std::string& collection_id,
                         const std::string& id) {
   Reply reply =
@@ -532,6 +528,25 @@ TEST(CollectionAttempts, ScopesGuardAttemptsAndLists) {
             200);
   Tenant transfers = init_tenant(server, "outgoing_transfers");
   EXPECT_EQ(server.get("/api/v1/collections/attempts", {transfers.bearer}).status, 403);
+}
+
+TEST(CollectionAttempts, AReplayWithTheSameIdempotencyKeyPaysOnce) {
+  Server& server = Server::shared();
+  Tenant tenant = init_tenant(server);
+  json::value collection = create_collection(server, tenant);
+  const long long before = tenant_account_balance(server, tenant);
+  const std::string key = "x-idempotency-key: " + harness::new_uuid();
+  const std::string body = attempt_body(4'200, key_of(collection));
+  Reply first = server.post("/api/v1/sandbox/collections/attempts", body, {tenant.bearer, key});
+  ASSERT_EQ(first.status, 202) << first.body;
+  Reply again = server.post("/api/v1/sandbox/collections/attempts", body, {tenant.bearer, key});
+  EXPECT_EQ(again.status, 202);
+  EXPECT_EQ(again.body, first.body);
+  EXPECT_EQ(again.header("idempotent-replayed"), "true");
+  EXPECT_EQ(tenant_account_balance(server, tenant), before + 4'200);
+  Reply listed = server.get("/api/v1/collections/" + text(collection, "id") + "/attempts",
+                            {tenant.bearer});
+  EXPECT_EQ(listed.json().at("pagination").at("total_items").as_int64(), 1);
 }
 
 TEST(CollectionAttempts, TheSimulationIsAbsentInProduction) {

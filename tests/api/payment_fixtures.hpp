@@ -20,9 +20,7 @@ using harness::Reply;
 using harness::Server;
 namespace json = boost::json;
 
-inline std::string text(const json::value& value, std::string_view key) {
-  return std::string(value.at(key).as_string());
-}
+using harness::text;
 
 inline std::string money(long long amount, const std::string& currency = "COP") {
   return R"({"amount":)" + std::to_string(amount) + R"(,"currency":")" + currency + R"("})";
@@ -78,16 +76,19 @@ struct CollectionSpec {
   long long total_minimum = 1'000'000;
   long long total_maximum = 5'000'000;
   std::string key = fresh_key();
+  std::string key_type = "alphanumeric";
+  std::string currency = "COP";
 };
 
 inline std::string collection_body(const Tenant& tenant, const CollectionSpec& spec) {
   return R"({"collections":[{"external_id":")" + harness::new_uuid() +
          R"(","tenant_account_id":")" + tenant.tenant_account_id + R"(","usage_mode":")" +
-         spec.usage_mode + R"(","minimum_attempt_amount":)" + money(spec.minimum_attempt) +
-         R"(,"maximum_attempt_amount":)" + money(spec.maximum_attempt) +
-         R"(,"total_minimum_amount":)" + money(spec.total_minimum) +
-         R"(,"total_maximum_amount":)" + money(spec.total_maximum) +
-         R"(,"key":{"type":"alphanumeric","value":")" + spec.key + R"("}}]})";
+         spec.usage_mode + R"(","minimum_attempt_amount":)" +
+         money(spec.minimum_attempt, spec.currency) +
+         R"(,"maximum_attempt_amount":)" + money(spec.maximum_attempt, spec.currency) +
+         R"(,"total_minimum_amount":)" + money(spec.total_minimum, spec.currency) +
+         R"(,"total_maximum_amount":)" + money(spec.total_maximum, spec.currency) +
+         R"(,"key":{"type":")" + spec.key_type + R"(","value":")" + spec.key + R"("}}]})";
 }
 
 // The collection as created (state ready).
@@ -99,6 +100,11 @@ inline json::value create_collection(const Server& server, const Tenant& tenant,
   const json::array& created = body.at("created").as_array();
   EXPECT_EQ(created.size(), 1u) << reply.body;
   return created.empty() ? json::value() : created.at(0);
+}
+
+// The collection's (first) key value, as the directory normalised it.
+inline std::string key_of(const json::value& collection) {
+  return text(collection.at("keys").at(0), "value");
 }
 
 inline json::value get_collection(const Server& server, const Tenant& tenant,
@@ -115,9 +121,9 @@ inline Reply create_qr(const Server& server, const Tenant& tenant,
 
 // `extra` is more members of the body, starting with a comma.
 inline std::string attempt_body(long long amount, const std::string& key,
-                                const std::string& extra = "") {
-  return R"({"amount":)" + money(amount) + R"(,"creditor_key_value":")" + key + "\"" + extra +
-         "}";
+                                const std::string& extra = "", const std::string& currency = "COP") {
+  return R"({"amount":)" + money(amount, currency) + R"(,"creditor_key_value":")" + key + "\"" +
+         extra + "}";
 }
 
 inline Reply attempt(const Server& server, const Tenant& tenant, const std::string& body) {

@@ -61,10 +61,6 @@ Decoded scan(const std::string& data_url) {
   return decoded;
 }
 
-std::string key_of(const json::value& collection) {
-  return text(collection.at("keys").at(0), "value");
-}
-
 }  // namespace
 
 TEST(QrCodes, ADynamicCodeHasTheContractsRecordAndAPayloadThatReadsBack) {
@@ -235,6 +231,58 @@ TEST(QrCodes, Rule3TheAmountLiesWithinTheBoundsAndTheRemainingBalance) {
                                 R"({"usage_mode":"multiple_use","amount":)" + money(20'001) + "}");
   EXPECT_EQ(static_over.status, 422);
   EXPECT_EQ(static_over.error_code(), "amount_out_of_range");
+}
+
+TEST(QrCodes, WhatAPayloadCannotHoldIsRefused) {
+  Server& server = Server::shared();
+  Tenant tenant = init_tenant(server);
+  // Tag 54 holds 13 characters: 9999999999.99.
+  CollectionSpec huge;
+  huge.maximum_attempt = huge.total_minimum = huge.total_maximum = 9'000'000'000'000LL;
+  std::string id = text(create_collection(server, tenant, huge), "id");
+  Reply over = create_qr(server, tenant, id, dynamic_body(1'000'000'000'000LL));
+  EXPECT_EQ(over.status, 422) << over.body;
+  EXPECT_EQ(over.error_code(), "amount_out_of_range");
+  EXPECT_EQ(over.error_path(), "amount.amount");
+  EXPECT_EQ(create_qr(server, tenant, id, dynamic_body(999'999'999'999LL)).status, 201);
+  // Tag 26 has room for a key of 77 characters: a long email key does not fit.
+  CollectionSpec long_email;
+  long_email.key_type = "email";
+  long_email.key = std::string(70, 'a') + "@example.com";
+  std::string email_id = text(create_collection(server, tenant, long_email), "id");
+  Reply too_long = create_qr(server, tenant, email_id, R"({"usage_mode":"multiple_use"})");
+  EXPECT_EQ(too_long.status, 400) << too_long.body;
+  EXPECT_EQ(too_long.error_code(), "validation_error");
+  EXPECT_EQ(too_long.error_path(), "key_value");
+  CollectionSpec short_email;
+  short_email.key_type = "email";
+  short_email.key = "Pagos.Tienda@Example.com";
+  std::string short_id = text(create_collection(server, tenant, short_email), "id");
+  Reply fits = create_qr(server, tenant, short_id, R"({"usage_mode":"multiple_use"})");
+  ASSERT_EQ(fits.status, 201) << fits.body;
+  EXPECT_EQ(text(fits.json(), "key_type"), "email");
+  EXPECT_EQ(text(fits.json(), "key_value"), "pagos.tienda@example.com");
+  auto read = tesoro::emvco::read(text(fits.json(), "emvco"));
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->key_type, "email");
+}
+
+TEST(QrCodes, AnAmountInAnotherCurrencyThanTheCollectionsIsAMismatch) {
+  Server server({{"--currencies", "COP,USD"}});
+  Tenant tenant = init_tenant(server);
+  json::value collection = create_collection(server, tenant);
+  std::string id = text(collection, "id");
+  Reply reply = create_qr(server, tenant, id,
+                          k_dynamic + money(1000, "USD") + R"(,"expiration_seconds":60})");
+  EXPECT_EQ(reply.status, 422) << reply.body;
+  EXPECT_EQ(reply.error_code(), "currency_mismatch");
+  EXPECT_EQ(reply.error_path(), "amount.currency");
+  // An attempt in USD on a COP collection is rejected, not refused.
+  Reply attempted = attempt(server, tenant, attempt_body(1000, key_of(collection), "", "USD"));
+  ASSERT_EQ(attempted.status, 202) << attempted.body;
+  EXPECT_EQ(text(attempted.json(), "attempt_state"), "rejected");
+  EXPECT_EQ(text(attempted.json(), "attempt_state_reason"), "currency_mismatch");
+  server.check_ledger();
 }
 
 TEST(QrCodes, Rule4KeyTypeAndValueComeTogetherAndNameAnActiveKeyOfTheCollection) {

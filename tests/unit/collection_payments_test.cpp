@@ -267,4 +267,52 @@ TEST_P(CollectionPaymentsTest, TheQrPayloadNamesTheBeneficiaryAndTheKey) {
   EXPECT_EQ(qr.expires_at_micros, now + 600 * time::k_micros_per_second);
 }
 
+TEST_P(CollectionPaymentsTest, PastItsExpiryACollectionTakesNeitherPaymentsNorCodes) {
+  // Before the expiry worker has moved it to failed (its keys are still active).
+  write<int>([&](store::Tx& tx) -> Result<int> {
+    tx.exec("UPDATE collections SET expires_at = ?, expires_at_micros = ?",
+            {time::iso(now), now});
+    return 0;
+  });
+  auto attempt = simulate(5'000);
+  ASSERT_TRUE(attempt.ok());
+  EXPECT_EQ(attempt->state, "rejected");
+  EXPECT_EQ(attempt->state_reason, "collection_not_payable");
+  collections::QrRequest request;
+  request.usage_mode = "multiple_use";
+  auto qr = try_write<collections::QrCode>([&](store::Tx& tx) {
+    return collections::create_qr(tx, k_tenant, k_collection, request,
+                                  ids::network_transaction_id(), nullptr, now);
+  });
+  ASSERT_FALSE(qr.ok());
+  EXPECT_EQ(qr.error().first_code(), "collection_invalid_state");
+  EXPECT_EQ(qr.error().status, 409);
+}
+
+TEST_P(CollectionPaymentsTest, TheImageMadeOutsideTheUnitIsUsedOnlyForTheSamePayload) {
+  collections::QrRequest request;
+  request.usage_mode = "multiple_use";
+  const std::string transaction_id = ids::network_transaction_id();
+  auto plan = temp->store->read<collections::QrPlan>([&](store::Tx& tx) {
+    return collections::plan_qr(tx, k_tenant, k_collection, request, transaction_id, false,
+                                now);
+  });
+  ASSERT_TRUE(plan.ok());
+  auto create = [&](const collections::PrebuiltImage& prebuilt, const std::string& id) {
+    return write<collections::QrCode>([&](store::Tx& tx) {
+      return collections::create_qr(tx, k_tenant, k_collection, request, id, &prebuilt, now);
+    });
+  };
+  // The same payload: the image made before the unit is the one answered.
+  collections::QrCode same =
+      create({plan->emvco, "data:image/png;base64,PREBUILT"}, transaction_id);
+  EXPECT_EQ(same.emvco, plan->emvco);
+  EXPECT_EQ(same.image, "data:image/png;base64,PREBUILT");
+  // The payload changed in between (here: what the plan saw was another text): drawn anew.
+  collections::QrCode changed = create({plan->emvco + "X", "data:image/png;base64,STALE"},
+                                      ids::network_transaction_id());
+  EXPECT_NE(changed.image, "data:image/png;base64,STALE");
+  EXPECT_TRUE(changed.image.starts_with("data:image/png;base64,iVBOR")) << changed.image.substr(0, 40);
+}
+
 TESORO_ON_BOTH_ENGINES(CollectionPaymentsTest);

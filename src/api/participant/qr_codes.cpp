@@ -81,7 +81,7 @@ http::Response create(Context& context) {
   std::optional<collections::PrebuiltImage> prebuilt;
   auto plan = context.services.store.read<collections::QrPlan>([&](store::Tx& tx) {
     return collections::plan_qr(tx, context.tenant_id(), collection_id, request.value(),
-                                transaction_id, /*lock=*/false);
+                                transaction_id, /*lock=*/false, context.now());
   });
   if (plan) {
     auto image = collections::render_image(plan->emvco, request->error_correction_level,

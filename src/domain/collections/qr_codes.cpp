@@ -89,10 +89,12 @@ Status check_amount(const Collection& collection, const QrRequest& request) {
   return ok_status();
 }
 
-Status check_collection(const Collection& collection, const QrRequest& request) {
-  if (!collection.payable()) {
-    std::string why = collection.enabled ? "the collection is " + collection.state
-                                         : std::string("the collection is disabled");
+Status check_collection(const Collection& collection, const QrRequest& request,
+                        time::Micros now) {
+  if (!payable_at(collection, now)) {
+    std::string why = !collection.enabled ? std::string("the collection is disabled")
+                      : collection.payable() ? std::string("the collection has expired")
+                                             : "the collection is " + collection.state;
     return errors::of(ErrorCode::collection_invalid_state, std::nullopt,
                       why + "; QR codes are made for enabled collections in state ready or "
                             "minimum_paid");
@@ -118,11 +120,13 @@ std::string merchant_name(std::string_view full_name) {
 
 Result<QrPlan> plan_qr(store::Tx& tx, const std::string& tenant_id,
                        const std::string& collection_id, const QrRequest& request,
-                       const std::string& transaction_id, bool lock) {
+                       const std::string& transaction_id, bool lock, time::Micros now) {
   auto collection = lock ? lock_collection(tx, tenant_id, collection_id)
                          : get_collection(tx, tenant_id, collection_id);
   if (!collection) return std::move(collection).error();
-  if (auto checked = check_collection(*collection, request); !checked) return checked.error();
+  if (auto checked = check_collection(*collection, request, now); !checked) {
+    return checked.error();
+  }
   auto key = choose_key(*collection, request);
   if (!key) return std::move(key).error();
   if (auto checked = check_amount(*collection, request); !checked) return checked.error();
@@ -177,7 +181,7 @@ Result<QrCode> create_qr(store::Tx& tx, const std::string& tenant_id,
                          const std::string& collection_id, const QrRequest& request,
                          const std::string& transaction_id, const PrebuiltImage* prebuilt,
                          time::Micros now) {
-  auto plan = plan_qr(tx, tenant_id, collection_id, request, transaction_id, /*lock=*/true);
+  auto plan = plan_qr(tx, tenant_id, collection_id, request, transaction_id, /*lock=*/true, now);
   if (!plan) return std::move(plan).error();
   QrCode qr;
   if (prebuilt && prebuilt->emvco == plan->emvco) {
