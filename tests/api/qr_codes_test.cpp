@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <random>
 #include <set>
@@ -478,6 +480,37 @@ TEST(QrCodes, AReplayWithTheSameIdempotencyKeyReturnsTheSameCode) {
   EXPECT_EQ(again.status, 201);
   EXPECT_EQ(again.body, first.body);
   EXPECT_EQ(again.header("idempotent-replayed"), "true");
+}
+
+TEST(QrCodes, CodesAndPaymentsOfOneCollectionRunSideBySide) {
+  Server& server = Server::shared();
+  Tenant tenant = init_tenant(server);
+  CollectionSpec spec;
+  spec.minimum_attempt = 1'000;
+  spec.maximum_attempt = 1'000;
+  spec.total_minimum = 1'000;
+  spec.total_maximum = 17'000;  // room for one more payment: every code fits whenever it runs
+  json::value collection = create_collection(server, tenant, spec);
+  std::string id = text(collection, "id");
+  std::vector<std::thread> threads;
+  std::atomic<int> codes{0}, payments{0}, others{0};
+  for (int i = 0; i < 32; ++i) {
+    threads.emplace_back([&, i] {
+      if (i % 2 == 0) {
+        Reply reply = create_qr(server, tenant, id, dynamic_body(1'000));
+        (reply.status == 201 ? codes : others)++;
+      } else {
+        Reply reply = attempt(server, tenant, attempt_body(1'000, key_of(collection)));
+        bool paid = reply.status == 202 && text(reply.json(), "attempt_state") == "successful";
+        (paid ? payments : others)++;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(codes.load(), 16);
+  EXPECT_EQ(payments.load(), 16);
+  EXPECT_EQ(others.load(), 0);
+  EXPECT_EQ(amount_of(get_collection(server, tenant, id), "paid_amount"), 16'000);
 }
 
 TEST(QrCodes, MutatedBodiesNeverEarnA5xx) {
