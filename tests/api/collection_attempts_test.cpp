@@ -569,8 +569,6 @@ TEST(CollectionAttempts, MutatedBodiesNeverEarnA5xx) {
       R"(,"payer":{"name":"Ana","document_type":"CC","document_number":"1"},"payment_id":"P")");
   for (int i = 0; i < 120; ++i) {
     std::string body = mutate(valid, random);
-    Reply reply = attempt(server, tenant, body);
-    ASSERT_GT(reply.status, 0) << body;
-    EXPECT_LT(reply.status, 500) << body << " -> " << reply.body;
+    expect_clean(attempt(server, tenant, body), body);
   }
 }
