@@ -205,11 +205,7 @@ TEST(QrCodes, Rule2AStaticCodeTakesNoExpiration) {
 TEST(QrCodes, Rule3TheAmountLiesWithinTheBoundsAndTheRemainingBalance) {
   Server& server = Server::shared();
   Tenant tenant = init_tenant(server);
-  CollectionSpec spec;
-  spec.minimum_attempt = 1000;
-  spec.maximum_attempt = 50'000;
-  spec.total_minimum = 10'000;
-  spec.total_maximum = 60'000;
+  CollectionSpec spec = with_limits(1000, 50'000, 10'000, 60'000);
   json::value collection = create_collection(server, tenant, spec);
   std::string id = text(collection, "id");
   for (long long amount : {999LL, 50'001LL}) {
@@ -489,11 +485,8 @@ TEST(QrCodes, AReplayWithTheSameIdempotencyKeyReturnsTheSameCode) {
 TEST(QrCodes, CodesAndPaymentsOfOneCollectionRunSideBySide) {
   Server& server = Server::shared();
   Tenant tenant = init_tenant(server);
-  CollectionSpec spec;
-  spec.minimum_attempt = 1'000;
-  spec.maximum_attempt = 1'000;
-  spec.total_minimum = 1'000;
-  spec.total_maximum = 17'000;  // room for one more payment: every code fits whenever it runs
+  // Room for one more payment: every code fits whenever it runs.
+  CollectionSpec spec = with_limits(1'000, 1'000, 1'000, 17'000);
   json::value collection = create_collection(server, tenant, spec);
   std::string id = text(collection, "id");
   std::vector<std::thread> threads;
