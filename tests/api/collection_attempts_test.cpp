@@ -562,6 +562,8 @@ TEST(CollectionAttempts, MutatedBodiesNeverEarnA5xx) {
       R"(,"payer":{"name":"Ana","document_type":"CC","document_number":"1"},"payment_id":"P")");
   for (int i = 0; i < 120; ++i) {
     std::string body = mutate(valid, random);
-    expect_clean(attempt(server, tenant, body), body);
+    Reply reply = attempt(server, tenant, body);
+    ASSERT_GT(reply.status, 0) << body;
+    EXPECT_LT(reply.status, 500) << body << " -> " << reply.body;
   }
 }

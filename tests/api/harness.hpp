@@ -4,7 +4,6 @@
 // with libcurl. Nothing here knows the server's internals.
 #include <boost/json.hpp>
 #include <map>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,12 +93,6 @@ class Server {
 };
 
 std::string tesoro_bin();
-
-// A valid body broken one way: truncated, a byte replaced, NULs or invalid UTF-8 inserted, a
-// value swapped for one of another type, or nested deeper.
-std::string mutate(const std::string& body, std::mt19937& random);
-// An answer to a mutated request: there is one, it is not a 5xx, and an error is an envelope.
-void expect_clean(const Reply& reply, const std::string& what);
 
 // Runs a shell command line; returns its stdout and sets its exit code.
 std::string run_capture(const std::string& command_line, int* exit_code = nullptr);

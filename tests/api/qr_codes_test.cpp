@@ -518,6 +518,8 @@ TEST(QrCodes, MutatedBodiesNeverEarnA5xx) {
   const std::string valid = dynamic_body(1000, R"(,"key_type":"alphanumeric","key_value":"@X")");
   for (int i = 0; i < 120; ++i) {
     std::string body = mutate(valid, random);
-    expect_clean(create_qr(server, tenant, id, body), body);
+    Reply reply = create_qr(server, tenant, id, body);
+    ASSERT_GT(reply.status, 0) << body;
+    EXPECT_LT(reply.status, 500) << body << " -> " << reply.body;
   }
 }
