@@ -399,19 +399,7 @@ TEST(CardTransactions, MutatedBodiesNeverEarnA5xx) {
   const std::string step_body = R"({"amount":)" + money(1) + "}";
   for (int i = 0; i < 150; ++i) {
     const bool is_step = i % 3 == 2;
-    std::string body = is_step ? step_body : valid;
-    // A byte replaced, the body cut short, or a value swapped for another type.
-    switch (random() % 3) {
-      case 0: body[random() % body.size()] = static_cast<char>(random() % 256); break;
-      case 1: body.resize(random() % body.size()); break;
-      default: {
-        static const char* k_values[] = {"null", "-1", "1e400", "[]", "{}", "\"\"",
-                                         "18446744073709551616", "0.5", "\"\\u0000\""};
-        auto colon = body.find(':', random() % body.size());
-        auto end = colon == std::string::npos ? colon : body.find_first_of(",}", colon);
-        if (end != std::string::npos) body.replace(colon + 1, end - colon - 1, k_values[random() % 9]);
-      }
-    }
+    std::string body = harness::mutate_body(is_step ? step_body : valid, random);
     Reply reply = is_step ? step(server, id, i % 2 ? "increment" : "reverse", body)
                           : authorize(server, card, body);
     ASSERT_GT(reply.status, 0) << body;

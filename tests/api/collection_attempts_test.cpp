@@ -561,7 +561,7 @@ TEST(CollectionAttempts, MutatedBodiesNeverEarnA5xx) {
       1'000, key_of(collection),
       R"(,"payer":{"name":"Ana","document_type":"CC","document_number":"1"},"payment_id":"P")");
   for (int i = 0; i < 120; ++i) {
-    std::string body = mutate(valid, random);
+    std::string body = harness::mutate_body(valid, random);
     Reply reply = attempt(server, tenant, body);
     ASSERT_GT(reply.status, 0) << body;
     EXPECT_LT(reply.status, 500) << body << " -> " << reply.body;

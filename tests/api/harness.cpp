@@ -451,4 +451,26 @@ std::string Server::raw(const std::string& bytes, int timeout_ms) const {
   return out;
 }
 
+std::string mutate_body(const std::string& body, std::mt19937& random) {
+  std::string out = body;
+  switch (random() % 6) {
+    case 0: out.resize(random() % (out.size() + 1)); break;                 // truncated
+    case 1: out[random() % out.size()] = static_cast<char>(random() % 256); break;  // any byte
+    case 2: out.insert(random() % out.size(), std::string(1 + random() % 3, '\0')); break;
+    case 3: {  // a value replaced by another type
+      static const char* k_values[] = {"null", "true", "-1", "1e400", "[]", "{}", "\"\"",
+                                       "18446744073709551616", "0.5", "\"\\u0000\""};
+      auto colon = out.find(':', random() % out.size());
+      if (colon != std::string::npos) {
+        auto end = out.find_first_of(",}", colon);
+        if (end != std::string::npos) out.replace(colon + 1, end - colon - 1, k_values[random() % 10]);
+      }
+      break;
+    }
+    case 4: out = std::string(random() % 64, '{') + out; break;             // deeper nesting
+    case 5: out.insert(random() % out.size(), "\xc3\x28\xff"); break;       // invalid UTF-8
+  }
+  return out;
+}
+
 }  // namespace harness

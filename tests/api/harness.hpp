@@ -4,6 +4,7 @@
 // with libcurl. Nothing here knows the server's internals.
 #include <boost/json.hpp>
 #include <map>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,5 +123,9 @@ std::string card_key();
 // Store flags for a database nobody initialised: `--data <data_dir>` on SQLite, or
 // `--database-url` of a new empty PostgreSQL database.
 std::vector<std::string> empty_store_flags(const std::string& data_dir);
+
+// A valid body broken one way, for the no-5xx tests: cut short, a byte replaced, NUL bytes or
+// invalid UTF-8 inserted, a value swapped for another type, or nested deeper.
+std::string mutate_body(const std::string& body, std::mt19937& random);
 
 }  // namespace harness

@@ -30,23 +30,6 @@ inline long long amount_of(const json::value& value, std::string_view key) {
   return value.at(key).at("amount").as_int64();
 }
 
-// A valid body broken one way: a byte replaced, the body cut short, or a value swapped for a
-// value of another type.
-inline std::string mutate(std::string body, std::mt19937& random) {
-  switch (random() % 3) {
-    case 0: body[random() % body.size()] = static_cast<char>(random() % 256); break;
-    case 1: body.resize(random() % body.size()); break;
-    default: {
-      static const char* k_values[] = {"null", "-1", "1e400", "[]", "{}", "\"\"",
-                                       "18446744073709551616", "0.5", "\"\\u0000\""};
-      auto colon = body.find(':', random() % body.size());
-      auto end = colon == std::string::npos ? colon : body.find_first_of(",}", colon);
-      if (end != std::string::npos) body.replace(colon + 1, end - colon - 1, k_values[random() % 9]);
-    }
-  }
-  return body;
-}
-
 // Microseconds since the epoch of one of the server's timestamps (2025-01-31T12:00:00.000000Z).
 inline long long micros_of(const std::string& iso) {
   std::tm tm{};

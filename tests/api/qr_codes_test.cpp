@@ -517,7 +517,7 @@ TEST(QrCodes, MutatedBodiesNeverEarnA5xx) {
   std::mt19937 random(20261123);
   const std::string valid = dynamic_body(1000, R"(,"key_type":"alphanumeric","key_value":"@X")");
   for (int i = 0; i < 120; ++i) {
-    std::string body = mutate(valid, random);
+    std::string body = harness::mutate_body(valid, random);
     Reply reply = create_qr(server, tenant, id, body);
     ASSERT_GT(reply.status, 0) << body;
     EXPECT_LT(reply.status, 500) << body << " -> " << reply.body;

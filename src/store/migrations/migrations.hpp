@@ -4,8 +4,8 @@
 // says otherwise: where the dialects differ it carries a PostgreSQL text of its own, and an empty
 // text means "nothing to run on that engine" (SQLite rebuilds a table where PostgreSQL alters a
 // column). Every table carries tenant_id, and every primary key and unique constraint of tenant
-// data includes it (ready for distribution by tenant); the credential lookup tables are global
-// by nature (looked up by secret hash).
+// data includes it (ready for distribution by tenant); the credential lookup tables (looked up
+// by secret hash) and the network key directory (looked up by key) are global by nature.
 #include <string>
 #include <vector>
 
