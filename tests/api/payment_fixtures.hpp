@@ -80,6 +80,17 @@ struct CollectionSpec {
   std::string currency = "COP";
 };
 
+// A multiple-use collection with these four limits and a fresh key.
+inline CollectionSpec with_limits(long long minimum_attempt, long long maximum_attempt,
+                                  long long total_minimum, long long total_maximum) {
+  CollectionSpec spec;
+  spec.minimum_attempt = minimum_attempt;
+  spec.maximum_attempt = maximum_attempt;
+  spec.total_minimum = total_minimum;
+  spec.total_maximum = total_maximum;
+  return spec;
+}
+
 inline std::string collection_body(const Tenant& tenant, const CollectionSpec& spec) {
   return R"({"collections":[{"external_id":")" + harness::new_uuid() +
          R"(","tenant_account_id":")" + tenant.tenant_account_id + R"(","usage_mode":")" +

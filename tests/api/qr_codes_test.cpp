@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <random>
 #include <set>
@@ -202,11 +205,7 @@ TEST(QrCodes, Rule2AStaticCodeTakesNoExpiration) {
 TEST(QrCodes, Rule3TheAmountLiesWithinTheBoundsAndTheRemainingBalance) {
   Server& server = Server::shared();
   Tenant tenant = init_tenant(server);
-  CollectionSpec spec;
-  spec.minimum_attempt = 1000;
-  spec.maximum_attempt = 50'000;
-  spec.total_minimum = 10'000;
-  spec.total_maximum = 60'000;
+  CollectionSpec spec = with_limits(1000, 50'000, 10'000, 60'000);
   json::value collection = create_collection(server, tenant, spec);
   std::string id = text(collection, "id");
   for (long long amount : {999LL, 50'001LL}) {
@@ -248,7 +247,8 @@ TEST(QrCodes, WhatAPayloadCannotHoldIsRefused) {
   // Tag 26 has room for a key of 77 characters: a long email key does not fit.
   CollectionSpec long_email;
   long_email.key_type = "email";
-  long_email.key = std::string(70, 'a') + "@example.com";
+  const std::string unique = fresh_key().substr(1);  // 12 capitals or digits
+  long_email.key = unique + std::string(58, 'a') + "@example.com";
   std::string email_id = text(create_collection(server, tenant, long_email), "id");
   Reply too_long = create_qr(server, tenant, email_id, R"({"usage_mode":"multiple_use"})");
   EXPECT_EQ(too_long.status, 400) << too_long.body;
@@ -256,12 +256,14 @@ TEST(QrCodes, WhatAPayloadCannotHoldIsRefused) {
   EXPECT_EQ(too_long.error_path(), "key_value");
   CollectionSpec short_email;
   short_email.key_type = "email";
-  short_email.key = "Pagos.Tienda@Example.com";
+  short_email.key = "Pagos." + unique + "@Example.com";
   std::string short_id = text(create_collection(server, tenant, short_email), "id");
   Reply fits = create_qr(server, tenant, short_id, R"({"usage_mode":"multiple_use"})");
   ASSERT_EQ(fits.status, 201) << fits.body;
   EXPECT_EQ(text(fits.json(), "key_type"), "email");
-  EXPECT_EQ(text(fits.json(), "key_value"), "pagos.tienda@example.com");
+  std::string lower = "pagos." + unique + "@example.com";
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  EXPECT_EQ(text(fits.json(), "key_value"), lower);
   auto read = tesoro::emvco::read(text(fits.json(), "emvco"));
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(read->key_type, "email");
@@ -478,6 +480,34 @@ TEST(QrCodes, AReplayWithTheSameIdempotencyKeyReturnsTheSameCode) {
   EXPECT_EQ(again.status, 201);
   EXPECT_EQ(again.body, first.body);
   EXPECT_EQ(again.header("idempotent-replayed"), "true");
+}
+
+TEST(QrCodes, CodesAndPaymentsOfOneCollectionRunSideBySide) {
+  Server& server = Server::shared();
+  Tenant tenant = init_tenant(server);
+  // Room for one more payment: every code fits whenever it runs.
+  CollectionSpec spec = with_limits(1'000, 1'000, 1'000, 17'000);
+  json::value collection = create_collection(server, tenant, spec);
+  std::string id = text(collection, "id");
+  std::vector<std::thread> threads;
+  std::atomic<int> codes{0}, payments{0}, others{0};
+  for (int i = 0; i < 32; ++i) {
+    threads.emplace_back([&, i] {
+      if (i % 2 == 0) {
+        Reply reply = create_qr(server, tenant, id, dynamic_body(1'000));
+        (reply.status == 201 ? codes : others)++;
+      } else {
+        Reply reply = attempt(server, tenant, attempt_body(1'000, key_of(collection)));
+        bool paid = reply.status == 202 && text(reply.json(), "attempt_state") == "successful";
+        (paid ? payments : others)++;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(codes.load(), 16);
+  EXPECT_EQ(payments.load(), 16);
+  EXPECT_EQ(others.load(), 0);
+  EXPECT_EQ(amount_of(get_collection(server, tenant, id), "paid_amount"), 16'000);
 }
 
 TEST(QrCodes, MutatedBodiesNeverEarnA5xx) {

@@ -89,6 +89,19 @@ Status check_amount(const Collection& collection, const QrRequest& request) {
   return ok_status();
 }
 
+// Holds the collection's row against changes until the unit ends, without excluding other QR
+// codes of it: a code changes nothing of the collection, so codes need not queue behind each
+// other's commits (with lock_collection's FOR UPDATE, PostgreSQL made ~300 codes a second on
+// one collection); a payment or an update (FOR UPDATE, UPDATE) waits for the code's unit, and the
+// code's unit for theirs, so the collection read after this is the one the code is checked
+// against. SQLite's single writer serialises units anyway.
+void share_collection(store::Tx& tx, const std::string& tenant_id,
+                      const std::string& collection_id) {
+  if (tx.engine() != store::Engine::postgres) return;
+  tx.query_one("SELECT id FROM collections WHERE tenant_id = ? AND id = ? FOR SHARE",
+               {tenant_id, collection_id});
+}
+
 Status check_collection(const Collection& collection, const QrRequest& request,
                         time::Micros now) {
   if (!payable_at(collection, now)) {
@@ -121,8 +134,8 @@ std::string merchant_name(std::string_view full_name) {
 Result<QrPlan> plan_qr(store::Tx& tx, const std::string& tenant_id,
                        const std::string& collection_id, const QrRequest& request,
                        const std::string& transaction_id, bool lock, time::Micros now) {
-  auto collection = lock ? lock_collection(tx, tenant_id, collection_id)
-                         : get_collection(tx, tenant_id, collection_id);
+  if (lock) share_collection(tx, tenant_id, collection_id);
+  auto collection = get_collection(tx, tenant_id, collection_id);
   if (!collection) return std::move(collection).error();
   if (auto checked = check_collection(*collection, request, now); !checked) {
     return checked.error();

@@ -16,7 +16,8 @@
 //
 // Speed: the PNG is the costly part, and a write unit must not pay for it (on SQLite every
 // write waits for the one writer). So the handler plans the payload in a read (plan_qr), makes
-// the image outside any unit, and create_qr, under the collection's lock, plans again and
+// the image outside any unit, and create_qr, holding the collection's row (a share lock on
+// PostgreSQL: codes of one collection do not queue behind each other), plans again and
 // inserts; only when what the payload used changed in between (another default key, the
 // beneficiary's name) does create_qr make the image itself.
 #include <cstdint>
@@ -80,7 +81,7 @@ struct QrPlan {
 };
 
 // The payload a QR code of this request would carry: the rules above, read from the collection
-// (locked when `lock`) at the tenant's time `now`. `transaction_id` is drawn by the caller
+// (held against changes until the unit ends when `lock`) at the tenant's time `now`. `transaction_id` is drawn by the caller
 // (ids::network_transaction_id) so that two plans of one request agree.
 Result<QrPlan> plan_qr(store::Tx& tx, const std::string& tenant_id,
                        const std::string& collection_id, const QrRequest& request,
@@ -96,7 +97,7 @@ struct PrebuiltImage {
   std::string data_url;
 };
 
-// Plans under the collection's lock and inserts the code; its image is `prebuilt`'s when that
+// Plans with the collection's row held and inserts the code; its image is `prebuilt`'s when that
 // was made from the same payload, else made here.
 Result<QrCode> create_qr(store::Tx& tx, const std::string& tenant_id,
                          const std::string& collection_id, const QrRequest& request,
