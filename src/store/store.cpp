@@ -25,6 +25,11 @@ std::optional<std::string> Row::optional_text(std::size_t column) const {
   return text(column);
 }
 
+std::optional<std::int64_t> Row::optional_integer(std::size_t column) const {
+  if (is_null(column)) return std::nullopt;
+  return integer(column);
+}
+
 std::int64_t Row::integer(std::size_t column) const {
   const Value& value = values_.at(column);
   if (auto* number = std::get_if<std::int64_t>(&value)) return *number;

@@ -50,6 +50,7 @@ class Row {
   bool is_null(std::size_t column) const;
   std::string text(std::size_t column) const;  // "" when null
   std::optional<std::string> optional_text(std::size_t column) const;
+  std::optional<std::int64_t> optional_integer(std::size_t column) const;
   std::int64_t integer(std::size_t column) const;  // 0 when null
 
  private:

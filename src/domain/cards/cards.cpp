@@ -41,7 +41,7 @@ Card from_row(const store::Row& row) {
   card.last_four = row.text(10);
   card.expiration_month = static_cast<int>(row.integer(11));
   card.expiration_year = static_cast<int>(row.integer(12));
-  if (!row.is_null(13)) card.initial_balance_minor = row.integer(13);
+  card.initial_balance_minor = row.optional_integer(13);
   card.inserted_at = row.text(14);
   card.updated_at = row.text(15);
   return card;

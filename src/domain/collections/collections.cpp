@@ -52,7 +52,7 @@ Collection from_row(const store::Row& row) {
   c.state_reason = row.optional_text(12);
   c.enabled = row.integer(13) != 0;
   c.expires_at = row.optional_text(14);
-  if (!row.is_null(15)) c.expires_at_micros = row.integer(15);
+  c.expires_at_micros = row.optional_integer(15);
   c.nickname = row.optional_text(16);
   c.reference = row.optional_text(17);
   c.metadata = ledger::decode_metadata(row.text(18));

@@ -21,14 +21,14 @@ QrCode from_row(const store::Row& row) {
   qr.id = row.text(0);
   qr.collection_id = row.text(1);
   qr.usage_mode = row.text(2);
-  if (!row.is_null(3)) qr.amount_minor = row.integer(3);
+  qr.amount_minor = row.optional_integer(3);
   qr.currency = row.text(4);
   qr.canceled = row.integer(5) != 0;
   qr.emvco = row.text(6);
   qr.error_correction_level = row.text(7);
   qr.image_width = row.integer(8);
   qr.expires_at = row.optional_text(9);
-  if (!row.is_null(10)) qr.expires_at_micros = row.integer(10);
+  qr.expires_at_micros = row.optional_integer(10);
   qr.failed_attempts = row.integer(11);
   qr.successful_attempts = row.integer(12);
   qr.key_type = row.text(13);
