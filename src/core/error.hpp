@@ -83,6 +83,10 @@ enum class ErrorCode {
   key_already_exists,
   // Sandbox collection attempts.
   tenant_account_inactive,
+  // Outgoing transfers and payouts (batch items carry them as error_code).
+  amount_not_provided,
+  target_amount_mismatch,
+  target_expired,
 };
 
 struct ErrorKind {

@@ -105,17 +105,9 @@ std::optional<std::string> rejection(store::Tx& tx, const std::string& tenant_id
   return std::nullopt;
 }
 
-// "E", the tenant's date and time to the minute (yyyyMMddHHmm), then a network transaction id:
-// 32 characters, the length of the end-to-end ids of instant-payment networks such as Pix.
-std::string end_to_end_id(time::Micros now) {
-  const std::string at = time::iso(now);  // 2025-01-31T12:34:56.000000Z
-  return "E" + at.substr(0, 4) + at.substr(5, 2) + at.substr(8, 2) + at.substr(11, 2) +
-         at.substr(14, 2) + ids::network_transaction_id();
-}
-
 // Money in: the incoming transfer, its journal entry and the attempt's transfer_id.
 Status receive(store::Tx& tx, const std::string& tenant_id, const Collection& collection,
-               Attempt& attempt, time::Micros now) {
+               Attempt& attempt, const std::string& attempt_end_to_end_id, time::Micros now) {
   const std::string settlement = ledger::system_account(
       tx, tenant_id, ledger::SystemRole::network_settlement, collection.currency, now);
   auto entry = ledger::post_entry(
@@ -130,7 +122,7 @@ Status receive(store::Tx& tx, const std::string& tenant_id, const Collection& co
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           {tenant_id, *attempt.transfer_id, collection.id, attempt.id,
            collection.tenant_account_id, attempt.amount_minor, collection.currency,
-           end_to_end_id(now), payer_text(attempt.payer), entry->entry_id, attempt.inserted_at});
+           attempt_end_to_end_id, payer_text(attempt.payer), entry->entry_id, attempt.inserted_at});
   return ok_status();
 }
 
@@ -224,7 +216,9 @@ Result<Attempt> simulate_attempt(store::Tx& tx, const std::string& tenant_id,
     return attempt;
   }
   attempt.state = "successful";
-  if (auto received = receive(tx, tenant_id, *collection, attempt, now); !received) {
+  const std::string e2e =
+      request.end_to_end_id ? *request.end_to_end_id : ids::end_to_end_id(now);
+  if (auto received = receive(tx, tenant_id, *collection, attempt, e2e, now); !received) {
     return received.error();
   }
   insert_attempt(tx, tenant_id, attempt);

@@ -60,6 +60,9 @@ struct AttemptRequest {
   std::optional<std::string> error;
   Payer payer;
   std::optional<std::string> payment_id;
+  // A payment from the network (an outgoing transfer of this Tesoro to the collection's key)
+  // carries the transfer's end-to-end id; a sandbox attempt gets a new one.
+  std::optional<std::string> end_to_end_id;
 };
 
 struct Attempt {
