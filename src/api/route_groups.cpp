@@ -21,6 +21,7 @@ void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
 void add_target_routes(Routes& routes);
 void add_outgoing_transfer_routes(Routes& routes);
+void add_payout_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -42,6 +43,7 @@ std::span<const AddRoutes> route_groups() {
       add_collection_attempt_routes,
       add_target_routes,
       add_outgoing_transfer_routes,
+      add_payout_routes,
   };
   return k_groups;
 }

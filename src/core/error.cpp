@@ -1,5 +1,7 @@
 #include "core/error.hpp"
 
+#include "core/money.hpp"
+
 namespace tesoro {
 
 const std::string& Error::first_code() const {
@@ -150,6 +152,13 @@ Error validation(std::string message, std::optional<std::string> path) {
 }
 
 Error missing_field(std::string path) { return of(ErrorCode::missing_field, std::move(path)); }
+
+Error amount_exceeds_max_limit(std::int64_t amount_minor, std::int64_t max_minor,
+                               std::string_view currency, std::string path) {
+  return of(ErrorCode::amount_exceeds_max_limit, std::move(path),
+            "the amount " + money::display(amount_minor, currency) + " exceeds the maximum of " +
+                money::display(max_minor, currency) + " per transfer");
+}
 
 Error item_not_found(std::string what) {
   return of(ErrorCode::item_not_found, std::nullopt, what + " not found");

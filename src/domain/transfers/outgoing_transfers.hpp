@@ -61,6 +61,11 @@ inline constexpr std::string_view k_moving_topic = "transfers.moving";
 // Every state, in the order of the flow.
 const std::vector<std::string>& states();
 
+// The sandbox failure a description asks for: its first trigger among tx_unknown,
+// tx_risk_control, tx_breb_timeout, tx_provider_unavailable, without the `tx_` (unknown,
+// risk_control, ...); nullopt when it names none. (sandbox_failures.cpp)
+std::optional<std::string> requested_failure(const std::optional<std::string>& description);
+
 struct Query {
   std::string format;  // plain_key
   std::string value;
