@@ -114,12 +114,6 @@ class Resolver {
   std::map<std::string, Result<Named>> targets_;
 };
 
-Error exceeds_max(std::int64_t amount, std::int64_t max) {
-  return errors::of(ErrorCode::amount_exceeds_max_limit, "amount.amount",
-                    "the amount " + std::to_string(amount) + " exceeds the maximum of " +
-                        std::to_string(max) + " allowed per transfer (minor units)");
-}
-
 // The amount of an item against its target's transaction_amount.
 Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::int64_t>& target,
                    const std::optional<std::string>& target_currency, std::int64_t max) {
@@ -140,7 +134,9 @@ Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::
     return errors::of(ErrorCode::amount_not_provided, "amount",
                       "the transfer has no amount and its target has no transaction amount");
   }
-  if (t.amount_minor > max) return exceeds_max(t.amount_minor, max);
+  if (t.amount_minor > max) {
+    return errors::amount_exceeds_max_limit(t.amount_minor, max, t.currency, "amount.amount");
+  }
   return ok_status();
 }
 
@@ -151,7 +147,8 @@ Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::
 Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchItem& item,
                          const std::string& payer_name, time::Micros now) {
   if (item.amount_minor && *item.amount_minor > input.max_amount_minor) {
-    return exceeds_max(*item.amount_minor, input.max_amount_minor);
+    return errors::amount_exceeds_max_limit(*item.amount_minor, input.max_amount_minor,
+                                            item.currency, "amount.amount");
   }
   Transfer t;
   const network::Resolution* resolution = nullptr;
@@ -198,7 +195,7 @@ Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchI
   t.payer_name = payer_name;
   t.expected_creditor = item.expected_creditor;
   t.metadata = item.metadata;
-  t.sandbox_failure = rows::description_failure(t.description);
+  t.sandbox_failure = requested_failure(t.description);
   if (!t.sandbox_failure) t.sandbox_failure = resolution->sandbox_failure;
   t.creditor_tenant_id = resolution->collection_tenant_id;
   t.creditor_collection_id = resolution->collection_id;

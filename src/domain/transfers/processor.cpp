@@ -151,7 +151,7 @@ void Pass::advance(Moving& m) {
       // The key is resolved again: it may have gone, or now belong to another collection.
       auto resolution = network::resolve_key(tx_, t.key_type, t.key_value, "key_value");
       if (!resolution) return finish(m, "failed", "target_not_found", at);
-      t.sandbox_failure = rows::description_failure(t.description);
+      t.sandbox_failure = requested_failure(t.description);
       if (!t.sandbox_failure) t.sandbox_failure = resolution->sandbox_failure;
       t.creditor_tenant_id = resolution->collection_tenant_id;
       t.creditor_collection_id = resolution->collection_id;

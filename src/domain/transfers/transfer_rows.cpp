@@ -174,17 +174,6 @@ std::string_view next_state(std::string_view state) {
 
 bool is_final(std::string_view state) { return state == "successful" || state == "failed"; }
 
-std::optional<std::string> description_failure(const std::optional<std::string>& description) {
-  if (!description) return std::nullopt;
-  for (std::string_view trigger :
-       {"tx_unknown", "tx_risk_control", "tx_breb_timeout", "tx_provider_unavailable"}) {
-    if (description->find(trigger) != std::string::npos) {
-      return std::string(trigger.substr(3));
-    }
-  }
-  return std::nullopt;
-}
-
 std::string with_timemark(const std::string& timemarks_json, std::string_view mark,
                           time::Micros at) {
   // The column is always an object this module wrote: `{}` or `{"T110":"...",...}`.

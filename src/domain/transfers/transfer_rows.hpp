@@ -1,6 +1,6 @@
 #pragma once
 // Inside the transfers module: the outgoing_transfers row and what acceptance and the processor
-// share (the flow's steps, the sandbox triggers, timemarks).
+// share (the flow's steps, timemarks).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,9 +34,6 @@ std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
 // sent_to_breb_provider -> successful); "" after a final state.
 std::string_view next_state(std::string_view state);
 bool is_final(std::string_view state);
-
-// The failure a description asks the sandbox for (tx_unknown -> unknown, ...), if any.
-std::optional<std::string> description_failure(const std::optional<std::string>& description);
 
 // timemarks with `mark` set to `at` (ISO 8601 without zone).
 std::string with_timemark(const std::string& timemarks_json, std::string_view mark,
