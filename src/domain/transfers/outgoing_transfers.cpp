@@ -279,6 +279,10 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, Batch& batch,
   emissions.reserve(batch.accepted.size());
   for (const Transfer& t : batch.accepted) emit_created(emissions, tenant_id, t, now);
   events::emit_many(tx, emissions);
+  batch.accepted_texts.reserve(emissions.size());
+  for (events::Emission& emission : emissions) {
+    batch.accepted_texts.push_back(std::move(emission.data_json));
+  }
   for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
     batch.duplicated.push_back(winner);
     known.emplace(external_id, std::move(winner));
@@ -347,7 +351,10 @@ std::string batch_text(const Batch& batch) {
   out.key("tenant_account_id").string(batch.tenant_account_id).key("description");
   optional_string(out, batch.description);
   out.key("state").string(batch.state).key("accepted_transfers").begin_array();
-  for (const Transfer& t : batch.accepted) out.raw(transfer_text(t));
+  const bool written = batch.accepted_texts.size() == batch.accepted.size();
+  for (std::size_t i = 0; i < batch.accepted.size(); ++i) {
+    out.raw(written ? batch.accepted_texts[i] : transfer_text(batch.accepted[i]));
+  }
   out.end_array().key("duplicated_transfers").begin_array();
   for (const Transfer& t : batch.duplicated) out.raw(transfer_text(t));
   out.end_array().key("rejected_transfers").begin_array();
