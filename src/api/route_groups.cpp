@@ -19,6 +19,7 @@ void add_activation_page_routes(Routes& routes);
 void add_collection_routes(Routes& routes);
 void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
+void add_target_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -38,6 +39,7 @@ std::span<const AddRoutes> route_groups() {
       add_collection_routes,
       add_qr_code_routes,
       add_collection_attempt_routes,
+      add_target_routes,
   };
   return k_groups;
 }
