@@ -367,7 +367,8 @@ std::string random_payload(std::mt19937& random) {
   constexpr std::string_view k_digits = "0123456789";
   constexpr std::string_view k_upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 $%*+-./:";
   constexpr std::string_view k_printable =
-      " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+      " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+      "abcdefghijklmnopqrstuvwxyz{|}~";
   constexpr std::string_view k_alphabets[] = {k_digits, k_upper, k_printable};
   auto field = [&](int low, int high) {
     return text(k_alphabets[pick(0, 2)], pick(low, high));
@@ -386,9 +387,10 @@ std::string random_payload(std::mt19937& random) {
   if (pick(0, 1) == 1) payload.postal_code = text(k_digits, pick(1, 10));
   payload.terminal_label = field(1, 25);
   payload.purpose = text(k_digits, 2);
-  payload.transaction_id =
-      payload.dynamic ? text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", pick(1, 19))
-                      : std::string(emvco::k_static_transaction_id);
+  constexpr std::string_view k_letters_and_digits =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  payload.transaction_id = payload.dynamic ? text(k_letters_and_digits, pick(1, 19))
+                                           : std::string(emvco::k_static_transaction_id);
   auto built = emvco::build(payload);
   EXPECT_TRUE(built.ok()) << built.error().errors.at(0).message;
   return built.ok() ? *built : std::string("build failed");
@@ -452,12 +454,12 @@ TEST(QrMaskSymbol, IsLibqrencodesSymbolFor2000ShortRandomTextsAtEveryLevel) {
   for (int i = 0; i < 2000; ++i) {
     std::string text;
     const int length = std::uniform_int_distribution<int>(1, 60)(random);
-    for (int k = 0; k < length; ++k) {
-      text += k_alphabet[std::uniform_int_distribution<std::size_t>(0, k_alphabet.size() - 1)(random)];
-    }
+    std::uniform_int_distribution<std::size_t> character(0, k_alphabet.size() - 1);
+    for (int k = 0; k < length; ++k) text += k_alphabet[character(random)];
     for (QRecLevel level : k_qrencode_levels) {
       int mask = -1;
-      ASSERT_EQ(compare_with_libqrencode(text, level, mask), "") << "level " << level << ": " << text;
+      ASSERT_EQ(compare_with_libqrencode(text, level, mask), "")
+          << "level " << level << ": " << text;
     }
   }
 }
