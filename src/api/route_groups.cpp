@@ -20,6 +20,8 @@ void add_collection_routes(Routes& routes);
 void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
 void add_target_routes(Routes& routes);
+void add_outgoing_transfer_routes(Routes& routes);
+void add_payout_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -40,6 +42,8 @@ std::span<const AddRoutes> route_groups() {
       add_qr_code_routes,
       add_collection_attempt_routes,
       add_target_routes,
+      add_outgoing_transfer_routes,
+      add_payout_routes,
   };
   return k_groups;
 }

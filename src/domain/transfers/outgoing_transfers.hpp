@@ -153,6 +153,9 @@ struct Batch {
   std::vector<RejectedItem> rejected;  // by index
   std::string inserted_at;
   std::string updated_at;
+  // transfer_text of each accepted transfer, as create_batch wrote it for its event: batch_text
+  // takes it from here rather than writing a thousand texts again (empty: batch_text writes them).
+  std::vector<std::string> accepted_texts;
 };
 
 // The batch as POST answers it (id, description, state, accepted_transfers,
