@@ -19,6 +19,7 @@ void add_activation_page_routes(Routes& routes);
 void add_collection_routes(Routes& routes);
 void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
+void add_target_routes(Routes& routes);
 void add_payout_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
@@ -39,6 +40,7 @@ std::span<const AddRoutes> route_groups() {
       add_collection_routes,
       add_qr_code_routes,
       add_collection_attempt_routes,
+      add_target_routes,
       add_payout_routes,
   };
   return k_groups;

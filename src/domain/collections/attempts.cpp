@@ -150,24 +150,30 @@ const std::vector<std::string>& attempt_states() {
   return values;
 }
 
-Payer random_payer() {
+Payer payer_from(const unsigned char (&seed)[k_payer_seed_bytes]) {
   static constexpr std::array<std::string_view, 16> k_first_names = {
       "Andrés", "Camila", "Carlos", "Daniela", "Diego", "Juliana", "Felipe", "Laura",
       "Jorge", "María", "Luis", "Natalia", "Santiago", "Paula", "Sebastián", "Valentina"};
   static constexpr std::array<std::string_view, 16> k_surnames = {
       "Rodríguez", "Gómez", "González", "Martínez", "García", "López", "Hernández", "Sánchez",
       "Ramírez", "Pérez", "Díaz", "Muñoz", "Rojas", "Moreno", "Jiménez", "Vargas"};
-  unsigned char random[11];
-  crypto::pooled_random_bytes(random, sizeof random);
   Payer payer;
-  payer.name = std::string(k_first_names[random[0] % 16]) + " " +
-               std::string(k_surnames[random[1] % 16]) + " " +
-               std::string(k_surnames[random[2] % 16]);
+  payer.name = std::string(k_first_names[seed[0] % 16]) + " " +
+               std::string(k_surnames[seed[1] % 16]) + " " + std::string(k_surnames[seed[2] % 16]);
   payer.document_type = "CC";
   // Ten digits starting with 10: the cédulas issued since 2003 look like that.
   payer.document_number = "10";
-  for (int i = 3; i < 11; ++i) payer.document_number += static_cast<char>('0' + random[i] % 10);
+  static_assert(k_payer_seed_bytes == 3 + 8);
+  for (std::size_t i = 3; i < k_payer_seed_bytes; ++i) {
+    payer.document_number += static_cast<char>('0' + seed[i] % 10);
+  }
   return payer;
+}
+
+Payer random_payer() {
+  unsigned char random[k_payer_seed_bytes];
+  crypto::pooled_random_bytes(random, sizeof random);
+  return payer_from(random);
 }
 
 Result<Attempt> simulate_attempt(store::Tx& tx, const std::string& tenant_id,

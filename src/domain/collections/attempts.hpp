@@ -51,6 +51,10 @@ struct Payer {
 
 // A plausible Colombian payer: a first name and two surnames, a CC of 10 digits.
 Payer random_payer();
+// The same person made from these bytes alone, so that equal bytes give an equal payer (the
+// sandbox network's directory draws its creditors from a hash of their key).
+inline constexpr std::size_t k_payer_seed_bytes = 11;
+Payer payer_from(const unsigned char (&seed)[k_payer_seed_bytes]);
 
 struct AttemptRequest {
   std::int64_t amount_minor = 0;

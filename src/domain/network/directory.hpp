@@ -9,15 +9,16 @@
 // 2. A deterministic synthetic directory: every other well-formed key resolves to a creditor
 //    derived from a hash of (key type, key value) alone, so the same key always gives the same
 //    creditor, participant (with a NIT whose check digit is valid) and account number, on every
-//    node and after every restart. Documented sandbox keys (docs/network.md):
+//    node and after every restart. Documented sandbox keys of this directory (docs/network.md;
+//    a collection's key resolves to its collection whatever it ends in):
 //    - a key whose value ends in `404` (an email: whose part before `@` does) never resolves;
 //    - one ending in `991`, `992`, `993` or `994` resolves, but a transfer to it fails with
 //      `unknown`, `risk_control`, `breb_timeout` or `provider_unavailable`.
 //
 // A plain key (query format `plain_key`) is its value alone; its type is inferred:
 // `@...` alphanumeric, text with `@` inside an email, 10 digits starting with 3 a cellphone
-// (also written +57 followed by them), other runs of 5 to 15 digits an identification, 16 to 20
-// digits a merchant code. A registered key of another type with the same value (a collection's
+// (also written +57 followed by them), other runs of 5 to 15 digits an identification, 4 or 16
+// to 20 digits a merchant code. A registered key of another type with the same value (a collection's
 // merchant_code `12345678`, say) is found as well: the directory is asked for each type the
 // value could be, registered keys first.
 #include <optional>
@@ -73,12 +74,14 @@ Result<Resolution> resolve_key(store::Tx& tx, std::string_view key_type, std::st
                                std::string_view path);
 
 // Masking of what a Target shows (docs/network.md): every word of a name keeps its first
-// letter and the rest become `*` ("Ana María Gómez" -> "A** M**** G****"); a document or
-// account number keeps its last 4 characters ("1020304050" -> "******4050").
+// letter and the rest become `*` ("Ana María Gómez" -> "A** M**** G****"), counting characters
+// (code points), not bytes; a document or account number keeps its last 4 characters
+// ("1020304050" -> "******4050"), and one of 4 characters or fewer is masked whole.
 std::string mask_name(std::string_view name);
 std::string mask_number(std::string_view number);
 
-// The check digit of a NIT's digits (reference-notes: weights 3, 7, 13, ... from the right).
+// The check digit of a NIT's digits (reference-notes: weights 3, 7, 13, ... from the right);
+// -1 when `digits` is not 1 to 15 decimal digits.
 int nit_check_digit(std::string_view digits);
 
 }  // namespace tesoro::network

@@ -59,5 +59,9 @@ Result<Target> resolve_target(store::Tx& tx, const std::string& tenant_id,
 // 422 target_expired once its expires_at passed on the tenant clock (`path` on both).
 Result<Target> get_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                           time::Micros now, const std::string& path);
+// The same, expired or not (GET /api/v1/targets/{id}: a target stays readable after it can
+// no longer be named). 404 target_not_found at `path`.
+Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                           const std::string& path);
 
 }  // namespace tesoro::network
