@@ -20,6 +20,7 @@ void add_collection_routes(Routes& routes);
 void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
 void add_target_routes(Routes& routes);
+void add_outgoing_transfer_routes(Routes& routes);
 void add_payout_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
@@ -41,6 +42,7 @@ std::span<const AddRoutes> route_groups() {
       add_qr_code_routes,
       add_collection_attempt_routes,
       add_target_routes,
+      add_outgoing_transfer_routes,
       add_payout_routes,
   };
   return k_groups;

@@ -91,7 +91,11 @@ std::optional<std::string> rejection(store::Tx& tx, const std::string& tenant_id
   if (request.payment_id && *request.payment_id != static_payment_id()) {
     qr = find_qr_by_payment_id(tx, tenant_id, *request.payment_id, /*lock=*/true);
     if (qr && qr->collection_id != collection.id) qr.reset();
-    if (!qr) return "qr_not_found";
+    // A payment from the network (an outgoing transfer of this Tesoro: it carries its
+    // end-to-end id) whose payment id names no code of this collection paid the key itself.
+    if (!qr && !request.end_to_end_id) return "qr_not_found";
+  }
+  if (qr) {
     if (qr->canceled) return "qr_canceled";
     if (qr->expires_at_micros && now >= *qr->expires_at_micros) return "qr_expired";
     if (qr->usage_mode == "single_use" && qr->successful_attempts > 0) return "qr_already_used";
@@ -271,14 +275,8 @@ Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_i
                                       std::int64_t limit) {
   std::string where = " WHERE tenant_id = ?";
   store::Params params = {tenant_id};
-  if (filter.collection_id) {
-    where += " AND collection_id = ?";
-    params.push_back(*filter.collection_id);
-  }
-  if (filter.state) {
-    where += " AND state = ?";
-    params.push_back(*filter.state);
-  }
+  store::where_equal(where, params, "collection_id", filter.collection_id);
+  store::where_equal(where, params, "state", filter.state);
   return store::query_page<Attempt>(tx, k_columns, " FROM collection_attempts" + where, params,
                                     "inserted_at DESC, id DESC", offset, limit, from_row);
 }

@@ -23,6 +23,8 @@
 //             and a successful attempt on the QR.
 // payment_id ties the attempt to the tenant's QR code with that payment_id (of the same
 // collection); `CO.COM.<NET>.TRXID000000`, the tag 90 every static code carries, names no code.
+// A payment from the network (end_to_end_id set: an outgoing transfer delivered to the key)
+// whose payment_id names no code of the collection is a payment to the key: no qr_not_found.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -198,7 +198,8 @@ std::optional<Journal::Balance> Journal::balance_of(const std::string& tenant_id
                                                     const std::string& account_id) const {
   auto locked = locked_.find({tenant_id, account_id});
   if (locked == locked_.end()) return std::nullopt;
-  return Balance{locked->second.balance, locked->second.held};
+  const Locked& account = locked->second;
+  return Balance{account.balance, account.held, account.currency, account.state};
 }
 
 void Journal::write(const std::string& tenant_id, const std::string& kind,

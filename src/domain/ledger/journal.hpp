@@ -73,10 +73,14 @@ class Journal {
   // Gives back held money (a capture, a reversal, an expiry). More than is held is a bug: 500.
   Status release(const std::string& tenant_id, const std::string& account_id,
                  std::int64_t amount_minor);
-  // Balance and held amount of a locked account (nullopt when it is not locked).
+  // Balance, held amount, currency and state of a locked account (nullopt when it is not
+  // locked): what a unit that checks many payments against one account before holding their
+  // sum once (a batch of transfers) reads.
   struct Balance {
     std::int64_t balance = 0;
     std::int64_t held = 0;
+    std::string currency;
+    std::string state;
     std::int64_t available() const { return balance - held; }
   };
   std::optional<Balance> balance_of(const std::string& tenant_id,
