@@ -1,5 +1,6 @@
 #pragma once
-// QR symbols as PNG images: libqrencode makes the symbol, libpng writes it. No I/O.
+// QR symbols as PNG images: libqrencode makes the symbol (its mask chosen by core/qr_mask,
+// module for module libqrencode's own choice, at a fraction of the cost), libpng writes it. No I/O.
 //
 // The image is a width x width grayscale PNG of bit depth 1. Each module is a square of whole
 // pixels, pixels_per_module = floor(width / (modules + 8)), so the quiet zone is at least 4

@@ -26,7 +26,8 @@ std::string funded_account(const Server& server, long long amount) {
   EXPECT_EQ(opened.status, 201) << opened.body;
   const std::string id = text(opened.json(), "id");
   Reply funded =
-      server.post("/v1/sandbox/accounts/" + id + "/fund", money(amount), {server.bearer_core()});
+      server.post("/v1/sandbox/accounts/" + id + "/fund", R"({"amount":)" + money(amount) + "}",
+                  {server.bearer_core()});
   EXPECT_EQ(funded.status, 201) << funded.body;
   return id;
 }
@@ -207,7 +208,8 @@ TEST(Payouts, APayoutToACollectionKeyOfTheTenantPaysTheCollection) {
   Reply attempts = server.get("/api/v1/collections/" + text(collection, "id") + "/attempts",
                               {tenant.bearer});
   ASSERT_EQ(attempts.status, 200) << attempts.body;
-  const json::array& listed = attempts.json().at("attempts").as_array();
+  const json::value attempts_body = attempts.json();
+  const json::array& listed = attempts_body.at("attempts").as_array();
   ASSERT_EQ(listed.size(), 1u) << attempts.body;
   EXPECT_EQ(text(listed.at(0), "state"), "successful");
   EXPECT_EQ(amount_of(listed.at(0), "amount"), 200'000);
@@ -234,7 +236,7 @@ TEST(Payouts, RefusalsChangeNothing) {
   EXPECT_NE(too_much.body.find("COP 11,552,000.01"), std::string::npos) << too_much.body;
   EXPECT_NE(too_much.body.find("COP 11,552,000.00"), std::string::npos) << too_much.body;
   refused(payout_body(account, id, 2'000'000, "cellphone", "3001234567"), 422,
-          "insufficient_funds", "");
+          "insufficient_funds", "amount.amount");
   refused(payout_body(account, id, 1'000, "cellphone", "3001234404"), 404, "target_not_found",
           "target.key_value");
   refused(payout_body("acc_AAAAAAAAAAAAAAAAAAAAAA", id, 1'000, "cellphone", "3001234567"), 404,

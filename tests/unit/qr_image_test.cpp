@@ -2,11 +2,17 @@
 
 #include <gtest/gtest.h>
 #include <png.h>
+#include <qrencode.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +20,13 @@
 #include "core/crypto.hpp"
 #include "core/emvco.hpp"
 #include "core/limits.hpp"
+#include "core/qr_mask.hpp"
+#include "emvco_vectors.hpp"
+
+// libqrencode's own mask evaluation (N1 + N2 + N3 of a masked symbol), the oracle of the
+// QrMaskPenalty tests. Like the functions core/qr_mask.cpp uses, Debian's libqrencode4 4.1.1
+// exports it but only its private header (mask.h) declares it.
+extern "C" int Mask_evaluateSymbol(int width, unsigned char* frame);
 
 using namespace tesoro;
 using qr_image::Level;
@@ -277,4 +290,231 @@ TEST(QrImageDataUrl, IsBase64OfThePng) {
   EXPECT_TRUE(ok);
   EXPECT_EQ(url.find_first_of("-_\n", prefix.size()), std::string::npos)
       << "standard base64, one line";
+}
+
+// ---- qr_mask: libqrencode's symbol, with the mask chosen at a fraction of the cost ----
+
+namespace {
+
+struct QrcodeDeleter {
+  void operator()(QRcode* code) const { QRcode_free(code); }
+};
+using QrcodePtr = std::unique_ptr<QRcode, QrcodeDeleter>;
+
+constexpr QRecLevel k_qrencode_levels[] = {QR_ECLEVEL_L, QR_ECLEVEL_M, QR_ECLEVEL_Q, QR_ECLEVEL_H};
+
+// The mask a symbol carries, read from its format information around the top-left finder (bits
+// 0 to 7 down column 8, skipping the timing row; bits 8 to 14 leftwards along row 8, skipping the
+// timing column): the 5 data bits are under the XOR mask 0x5412, the mask the low 3 of them.
+int mask_of(const QRcode& code) {
+  auto dark = [&](int x, int y) { return code.data[y * code.width + x] & 1; };
+  int bits = 0;
+  for (int i = 0; i < 8; ++i) bits |= dark(8, i < 6 ? i : i + 1) << i;
+  for (int i = 0; i < 7; ++i) bits |= dark(i == 0 ? 7 : 6 - i, 8) << (8 + i);
+  return ((bits ^ 0x5412) >> 10) & 7;
+}
+
+// Empty when qr_mask::encode_string and QRcode_encodeString(text, 0, level, QR_MODE_8, 1) give
+// the same symbol (version, width, every module byte), or both fail with the same errno; what
+// differs otherwise. `mask` gets the symbol's mask (-1 when there is none).
+std::string compare_with_libqrencode(const std::string& text, QRecLevel level, int& mask) {
+  mask = -1;
+  errno = 0;
+  QrcodePtr ours(qr_mask::encode_string(text.c_str(), level));
+  const int our_errno = errno;
+  errno = 0;
+  QrcodePtr reference(QRcode_encodeString(text.c_str(), 0, level, QR_MODE_8, 1));
+  const int reference_errno = errno;
+  if (!ours || !reference) {
+    if (!ours && !reference && our_errno == reference_errno) return {};
+    return "one failed: ours " + std::string(ours ? "ok" : "failed") + " (errno " +
+           std::to_string(our_errno) + "), libqrencode's " +
+           std::string(reference ? "ok" : "failed") + " (errno " +
+           std::to_string(reference_errno) + ")";
+  }
+  if (ours->version != reference->version || ours->width != reference->width) {
+    return "version " + std::to_string(ours->version) + " width " + std::to_string(ours->width) +
+           ", libqrencode's version " + std::to_string(reference->version) + " width " +
+           std::to_string(reference->width);
+  }
+  mask = mask_of(*reference);
+  const int modules = ours->width * ours->width;
+  for (int i = 0; i < modules; ++i) {
+    if (ours->data[i] != reference->data[i]) {
+      return "module (" + std::to_string(i % ours->width) + ", " +
+             std::to_string(i / ours->width) + ") is " + std::to_string(ours->data[i]) +
+             ", libqrencode's " + std::to_string(reference->data[i]) + "; our mask " +
+             std::to_string(mask_of(*ours)) + ", libqrencode's " + std::to_string(mask);
+    }
+  }
+  return {};
+}
+
+// A random Colombian-shaped payload: every field's length varies, and the text mixes runs of
+// digits, of uppercase letters and lowercase text, so libqrencode's split puts pieces in the
+// numeric, alphanumeric and 8-bit modes.
+std::string random_payload(std::mt19937& random) {
+  auto pick = [&](int low, int high) {
+    return std::uniform_int_distribution<int>(low, high)(random);
+  };
+  auto text = [&](std::string_view alphabet, int length) {
+    std::string out;
+    for (int i = 0; i < length; ++i) {
+      out += alphabet[static_cast<std::size_t>(pick(0, static_cast<int>(alphabet.size()) - 1))];
+    }
+    return out;
+  };
+  constexpr std::string_view k_digits = "0123456789";
+  constexpr std::string_view k_upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 $%*+-./:";
+  constexpr std::string_view k_printable =
+      " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+      "abcdefghijklmnopqrstuvwxyz{|}~";
+  constexpr std::string_view k_alphabets[] = {k_digits, k_upper, k_printable};
+  auto field = [&](int low, int high) {
+    return text(k_alphabets[pick(0, 2)], pick(low, high));
+  };
+  constexpr const char* k_key_types[] = {"identification", "cellphone", "email", "alphanumeric",
+                                         "merchant_code"};
+  emvco::Payload payload;
+  payload.dynamic = pick(0, 1) == 1;
+  payload.network = text("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", pick(1, 4));
+  payload.key_type = k_key_types[pick(0, 4)];
+  payload.key_value = field(1, 60);
+  payload.merchant_category_code = text(k_digits, 4);
+  if (pick(0, 3) != 0) payload.amount_minor = pick(1, 2'000'000'000);
+  payload.merchant_name = field(1, 25);
+  payload.merchant_city = field(1, 15);
+  if (pick(0, 1) == 1) payload.postal_code = text(k_digits, pick(1, 10));
+  payload.terminal_label = field(1, 25);
+  payload.purpose = text(k_digits, 2);
+  constexpr std::string_view k_letters_and_digits =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  payload.transaction_id = payload.dynamic ? text(k_letters_and_digits, pick(1, 19))
+                                           : std::string(emvco::k_static_transaction_id);
+  auto built = emvco::build(payload);
+  EXPECT_TRUE(built.ok()) << built.error().errors.at(0).message;
+  return built.ok() ? *built : std::string("build failed");
+}
+
+}  // namespace
+
+TEST(QrMaskSymbol, IsLibqrencodesSymbolForTheReferenceVectorsAndEdgeCases) {
+  std::vector<std::string> texts = {
+      std::string(test_vectors::k_colombian), std::string(test_vectors::k_pix_static),
+      std::string(test_vectors::k_pix_static_fixed), std::string(test_vectors::k_pix_dynamic),
+      colombian_text(), "A", "HELLO tesoro", "hello tesoro", "0123456789012345678901234567890",
+      std::string(1500, 'x'),  // version 40 at level low, too long for level high
+      std::string(2953, 'x'),  // the most bytes version 40 holds (level low)
+      std::string(2954, 'x'),  // one too many at every level
+      std::string(7089, '7'),  // the most digits version 40 holds (level low)
+      // Small symbols whose best mask changes if the dark proportion (N4) were truncated to a
+      // whole percent instead of rounded: "Ok" at M, "qBW" at L, "0g " at Q, "n-h" at H.
+      "Ok", "qBW", "0g ", "n-h",
+  };
+  for (const std::string& text : texts) {
+    for (QRecLevel level : k_qrencode_levels) {
+      int mask = -1;
+      EXPECT_EQ(compare_with_libqrencode(text, level, mask), "")
+          << "level " << level << ", text of " << text.size() << " bytes: " << text.substr(0, 40);
+    }
+  }
+  errno = 0;
+  EXPECT_EQ(qr_mask::encode_string(std::string(2954, 'x').c_str(), QR_ECLEVEL_L), nullptr);
+  EXPECT_EQ(errno, ERANGE) << "too long for any version";
+}
+
+TEST(QrMaskSymbol, IsLibqrencodesSymbolFor2000RandomPayloadsAtEveryLevel) {
+  // The mask is chosen among 8 by penalty: the same symbol, module for module, for thousands of
+  // payloads means the same scores and the same tie-break as libqrencode's. Every mask is the
+  // best one for some of them (so the choice is really made).
+  std::mt19937 random(20240611);
+  std::array<int, 8> chosen{};
+  int compared = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string text = random_payload(random);
+    for (QRecLevel level : k_qrencode_levels) {
+      int mask = -1;
+      const std::string difference = compare_with_libqrencode(text, level, mask);
+      ASSERT_EQ(difference, "") << "level " << level << ", payload " << text;
+      ASSERT_GE(mask, 0) << text;
+      ++chosen[static_cast<std::size_t>(mask)];
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 8000);
+  for (int mask = 0; mask < 8; ++mask) EXPECT_GT(chosen[mask], 0) << "mask " << mask;
+}
+
+TEST(QrMaskSymbol, IsLibqrencodesSymbolFor2000ShortRandomTextsAtEveryLevel) {
+  // Versions 1 to 4: in small symbols the dark proportion (N4) and ties between masks decide
+  // more often than in payload-sized ones.
+  std::mt19937 random(1811);
+  constexpr std::string_view k_alphabet =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz.-@/:$%*+";
+  for (int i = 0; i < 2000; ++i) {
+    std::string text;
+    const int length = std::uniform_int_distribution<int>(1, 60)(random);
+    std::uniform_int_distribution<std::size_t> character(0, k_alphabet.size() - 1);
+    for (int k = 0; k < length; ++k) text += k_alphabet[character(random)];
+    for (QRecLevel level : k_qrencode_levels) {
+      int mask = -1;
+      ASSERT_EQ(compare_with_libqrencode(text, level, mask), "")
+          << "level " << level << ": " << text;
+    }
+  }
+}
+
+TEST(QrMaskPenalty, ALightSymbolPaysForItsRunsAndBlocks) {
+  // 21 x 21 light modules: 42 lines that are one run of 21 (N1: 3 + 16 each) and 20 x 20 2x2
+  // blocks (N2: 3 each); no finder-like pattern.
+  std::vector<unsigned char> modules(21 * 21, 0);
+  EXPECT_EQ(qr_mask::pattern_penalty(modules.data(), 21), 42 * (3 + 16) + 400 * 3);
+  // The same with a checkerboard: no run of 5, no block, no pattern.
+  for (int y = 0; y < 21; ++y) {
+    for (int x = 0; x < 21; ++x) modules[y * 21 + x] = static_cast<unsigned char>((x + y) % 2);
+  }
+  EXPECT_EQ(qr_mask::pattern_penalty(modules.data(), 21), 0);
+}
+
+TEST(QrMaskPenalty, IsLibqrencodesEvaluationOnRandomAndFinderLikeModules) {
+  // Symbols rarely hold finder-like patterns two or more modules a unit, or long runs: these
+  // planted ones make each rule of N1, N2 and N3 count (edges, one light side, wide units).
+  std::mt19937 random(7);
+  auto pick = [&](int low, int high) {
+    return std::uniform_int_distribution<int>(low, high)(random);
+  };
+  int differing = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const int width = 17 + 4 * pick(1, 40);
+    const int dark_percent = pick(0, 100);
+    std::vector<unsigned char> modules(static_cast<std::size_t>(width) * width);
+    for (auto& module : modules) module = pick(0, 99) < dark_percent ? 1 : 0;
+    const int planted = pick(0, 30);
+    for (int n = 0; n < planted; ++n) {
+      // light, dark, light, 3 dark, light, dark, light: each unit `unit` modules; the light
+      // margins 0 to 5 units, so some have 4 or more and some not.
+      const int unit = pick(1, 5);
+      const int before = pick(0, 5);
+      const int after = pick(0, 5);
+      std::vector<unsigned char> pattern(static_cast<std::size_t>(before) * unit, 0);
+      for (int part : {1, 0, 1, 1, 1, 0, 1}) pattern.insert(pattern.end(), unit, part);
+      pattern.insert(pattern.end(), static_cast<std::size_t>(after) * unit, 0);
+      const int line = pick(0, width - 1);
+      const int from = pick(-static_cast<int>(pattern.size()) / 2, width - 1);
+      const bool column = pick(0, 1) == 1;
+      for (int k = 0; k < static_cast<int>(pattern.size()); ++k) {
+        const int at = from + k;
+        if (at < 0 || at >= width) continue;
+        modules[column ? at * width + line : line * width + at] = pattern[k];
+      }
+    }
+    const int ours = qr_mask::pattern_penalty(modules.data(), width);
+    const int libqrencode = Mask_evaluateSymbol(width, modules.data());
+    if (ours != libqrencode) {
+      ++differing;
+      ADD_FAILURE() << "width " << width << ": ours " << ours << ", libqrencode's " << libqrencode;
+      if (differing > 5) break;
+    }
+  }
+  EXPECT_EQ(differing, 0);
 }
