@@ -9,6 +9,7 @@
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
 #include "core/limits.hpp"
+#include "core/money.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/network/directory.hpp"
@@ -120,9 +121,9 @@ Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::
   if (item.amount_minor && target &&
       (*item.amount_minor != *target || item.currency != target_currency.value_or(""))) {
     return errors::of(ErrorCode::target_amount_mismatch, "amount.amount",
-                      "the amount " + std::to_string(*item.amount_minor) + " " + item.currency +
+                      "the amount " + money::display(*item.amount_minor, item.currency) +
                           " differs from the target's transaction amount " +
-                          std::to_string(*target) + " " + target_currency.value_or(""));
+                          money::display(*target, target_currency.value_or("")));
   }
   if (item.amount_minor) {
     t.amount_minor = *item.amount_minor;
