@@ -225,4 +225,24 @@ TEST_P(OutgoingTransfersTest, VerifyFindsTamperedHoldsEntriesAndBatches) {
   EXPECT_GE(mentions("outgoing_transfer journal entries"), 1) << ::testing::PrintToString(found);
 }
 
+TEST_P(OutgoingTransfersTest, AnInactiveSourceIsNotFoundAndHoldsNothing) {
+  tamper("UPDATE ledger_accounts SET state = 'inactive' WHERE id = ?", {source});
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  transfers::BatchItem item;
+  item.external_id = "inactive";
+  item.amount_minor = 10;
+  item.currency = "COP";
+  item.query = transfers::Query{"plain_key", "3001234565"};
+  input.items.emplace_back(0, item);
+  auto refused = temp->store->write<transfers::Batch>(
+      [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().first_code(), "tenant_account_not_found");
+  EXPECT_EQ(refused.error().errors.front().path, "tenant_account_id");
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 0);
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 0);
+}
+
 TESORO_ON_BOTH_ENGINES(OutgoingTransfersTest);
