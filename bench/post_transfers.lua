@@ -1,7 +1,7 @@
 -- wrk script: one durable batch of outgoing transfers per request (POST /api/v1/outgoing_transfers),
 -- BATCH_ITEMS transfers (default 1000) of 100 minor units each from the originator tenant account
 -- named by ORIGINATOR, to plain keys of the sandbox network's synthetic directory (KEYS distinct
--- cellphone keys, default 1000, taken in turn). Every transfer has its own external_id (thread,
+-- cellphone keys, default 100, taken in turn). Every transfer has its own external_id (thread,
 -- request and item numbers, and a nonce of the run), so each is accepted: its row, its hold and
 -- its event, committed before the answer. Transfers per second = requests per second x BATCH_ITEMS.
 --
@@ -17,7 +17,7 @@ end
 
 local counter = 0
 local items = tonumber(os.getenv("BATCH_ITEMS") or "1000")
-local key_count = tonumber(os.getenv("KEYS") or "1000")
+local key_count = tonumber(os.getenv("KEYS") or "100")
 local originator = os.getenv("ORIGINATOR")
 local nonce = ""
 local keys = {}

@@ -57,9 +57,10 @@ inline std::string in_list(std::size_t count) {
 }
 
 // Runs `<head> VALUES ... <tail>` over every row of `values` (row after row, `width` values
-// each) in statements of k_bulk_rows rows, in order. Returns the rows the statements returned
-// (a tail with RETURNING), in statement order.
-inline Rows insert_many(Tx& tx, std::string_view head, std::size_t width, std::string_view tail,
+// each) in statements of k_bulk_rows rows, in order: an INSERT of many rows, or an UPDATE ...
+// FROM (VALUES ...) AS v whose columns are v.column1, v.column2, ... on both engines. Returns the
+// rows the statements returned (a tail with RETURNING), in statement order.
+inline Rows exec_many(Tx& tx, std::string_view head, std::size_t width, std::string_view tail,
                         Params values) {
   Rows returned;
   if (width == 0) return returned;

@@ -108,8 +108,16 @@ Result<transfers::NewBatch> decode_batch(std::string_view body, const Settings& 
 http::Response create(Context& context) {
   auto input = decode_batch(context.request.body, context.services.settings);
   if (!input) return context.error(input.error());
+  // The items are resolved and their transfers written out in a read snapshot, off the write
+  // unit; a preparation that fails (an unknown source) is left to the unit, which answers and
+  // records the error.
+  auto prepared = context.services.store.read<transfers::PreparedBatch>([&](store::Tx& tx) {
+    return transfers::prepare_batch(tx, context.tenant_id(), input.value(), context.now());
+  });
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto batch = transfers::create_batch(tx, context.tenant_id(), input.value(), context.now());
+    auto batch = prepared ? transfers::create_batch(tx, context.tenant_id(), prepared.value())
+                          : transfers::create_batch(tx, context.tenant_id(), input.value(),
+                                                    context.now());
     if (!batch) return std::move(batch).error();
     return json_text_response(201, transfers::batch_text(batch.value()));
   });

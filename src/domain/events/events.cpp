@@ -27,7 +27,7 @@ void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
     values.emplace_back(time::iso(emission.at));
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
-  store::insert_many(tx, "INSERT INTO events (tenant_id, id, type, data, inserted_at)", 5, "",
+  store::exec_many(tx, "INSERT INTO events (tenant_id, id, type, data, inserted_at)", 5, "",
                      std::move(values));
   tx.notify(std::string(k_emitted_topic));
 }

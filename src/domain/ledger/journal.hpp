@@ -63,6 +63,17 @@ class Journal {
   Result<EntryResult> post(const std::string& tenant_id, const std::string& kind,
                            const std::string& description, const std::vector<Posting>& postings);
 
+  // Many entries of one kind at once (the network processor's settlements): the checks of
+  // post() for each, in order (each sees the ones before it), but the entries, postings and
+  // events written a few hundred per statement and each account's balance once. All or nothing:
+  // when one entry fails, nothing of any is written (its error is returned).
+  struct NewEntry {
+    std::string description;
+    std::vector<Posting> postings;
+  };
+  Result<std::vector<EntryResult>> post_all(const std::string& tenant_id, const std::string& kind,
+                                            const std::vector<NewEntry>& entries);
+
   // Holds (two-phase payments: card authorizations). A hold keeps part of a locked account's
   // balance from being spent without moving it: the account's available balance (balance - held)
   // drops, its balance does not; a debit may only take what is available. No posting is written:
@@ -98,8 +109,8 @@ class Journal {
   void store_held(const std::string& tenant_id, const std::string& account_id,
                   std::int64_t held);
   void write(const std::string& tenant_id, const std::string& kind,
-             const std::string& description, const std::vector<Posting>& postings,
-             const EntryResult& result);
+             const std::vector<NewEntry>& entries, const std::vector<EntryResult>& results);
+  void store_balance(const AccountKey& key, std::int64_t balance);
 
   store::Tx& tx_;
   time::Micros now_;

@@ -252,37 +252,34 @@ Result<ledger::Account> source_account(store::Tx& tx, const std::string& tenant_
   return account;
 }
 
-void emit_created(std::vector<events::Emission>& emissions, const std::string& tenant_id,
-                  const Transfer& t, time::Micros now) {
-  emissions.push_back({tenant_id, "outgoing_transfer.created", transfer_text(t), now});
-}
-
-// Writes the accepted transfers and their events. A transfer that another unit's transfer with
-// the same external id beat (PostgreSQL: committed between our read and our insert) is not
-// accepted after all: it is listed as duplicated, and added to `known` (the tenant's transfers
-// by external id), for the items that repeat it.
+// Writes the accepted transfers and their events (accepted_texts, aligned with accepted). A
+// transfer that another unit's transfer with the same external id beat (PostgreSQL: committed
+// between our read and our insert) is not accepted after all: it is listed as duplicated, and
+// added to `known` (the tenant's transfers by external id), for the items that repeat it.
 void write_accepted(store::Tx& tx, const std::string& tenant_id, Batch& batch,
                     std::map<std::string, Transfer>& known, time::Micros now) {
   const std::vector<bool> inserted = rows::insert(tx, tenant_id, batch.accepted);
-  std::vector<Transfer> kept;
-  kept.reserve(batch.accepted.size());
   std::vector<std::string> beaten;
+  std::size_t kept = 0;
   for (std::size_t i = 0; i < inserted.size(); ++i) {
-    if (inserted[i]) {
-      kept.push_back(std::move(batch.accepted[i]));
-    } else {
+    if (!inserted[i]) {
       beaten.push_back(*batch.accepted[i].external_id);
+      continue;
     }
+    if (kept != i) {
+      batch.accepted[kept] = std::move(batch.accepted[i]);
+      batch.accepted_texts[kept] = std::move(batch.accepted_texts[i]);
+    }
+    ++kept;
   }
-  batch.accepted = std::move(kept);
+  batch.accepted.resize(kept);
+  batch.accepted_texts.resize(kept);
   std::vector<events::Emission> emissions;
-  emissions.reserve(batch.accepted.size());
-  for (const Transfer& t : batch.accepted) emit_created(emissions, tenant_id, t, now);
-  events::emit_many(tx, emissions);
-  batch.accepted_texts.reserve(emissions.size());
-  for (events::Emission& emission : emissions) {
-    batch.accepted_texts.push_back(std::move(emission.data_json));
+  emissions.reserve(kept);
+  for (const std::string& text : batch.accepted_texts) {
+    emissions.push_back({tenant_id, "outgoing_transfer.created", text, now});
   }
+  events::emit_many(tx, emissions);
   for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
     batch.duplicated.push_back(winner);
     known.emplace(external_id, std::move(winner));
@@ -382,53 +379,90 @@ std::string batch_text(const Batch& batch) {
   return out.take();
 }
 
-Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const NewBatch& input,
-                           time::Micros now) {
+Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
+                                    const NewBatch& input, time::Micros now) {
   auto account = source_account(tx, tenant_id, input.tenant_account_id);
   if (!account) return std::move(account).error();
-  // The one lock of the batch: every item is checked against the balance read under it.
-  ledger::Journal journal(tx, now);
-  if (Status locked = journal.lock({{tenant_id, input.tenant_account_id}}); !locked) {
-    return std::move(locked).error();
-  }
-  const auto balance = journal.balance_of(tenant_id, input.tenant_account_id);
-  Funds funds{input.tenant_account_id, balance->currency, balance->state, balance->available()};
   const std::string payer_name = account->beneficiary ? account->beneficiary->full_name : "";
-
-  Batch batch;
-  batch.id = ids::generate("bbotb");
-  batch.tenant_account_id = input.tenant_account_id;
-  batch.description = input.description;
-  batch.rejected = input.rejected;
-  batch.inserted_at = batch.updated_at = time::iso(now);
+  PreparedBatch prepared;
+  prepared.id = ids::generate("bbotb");
+  prepared.tenant_account_id = input.tenant_account_id;
+  prepared.description = input.description;
+  prepared.now = now;
+  prepared.rejected = input.rejected;
+  // An item whose external_id is already taken is a duplicate whatever it says: not prepared.
   std::vector<std::string> external_ids;
   for (const auto& [index, item] : input.items) external_ids.push_back(item.external_id);
-  // Duplicates: the tenant's transfers with these external ids, then the items accepted earlier
-  // in this batch (listed once written: see write_accepted).
-  std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
-  std::set<std::string> accepted_ids;
-  std::vector<std::string> duplicated_ids;  // in item order
+  const std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
   Resolver resolver(tx, tenant_id, now);
+  prepared.items.reserve(input.items.size());
   for (const auto& [index, item] : input.items) {
+    PreparedItem& out = prepared.items.emplace_back();
+    out.index = index;
+    out.external_id = item.external_id;
+    if (auto found = existing.find(item.external_id); found != existing.end()) {
+      out.duplicate_of = found->second;
+      continue;
+    }
+    auto transfer = prepare(resolver, input, item, payer_name, now);
+    if (!transfer) {
+      out.rejection = under_item(std::move(transfer).error(), index);
+      continue;
+    }
+    out.transfer = std::move(transfer).value();
+    stamp(*out.transfer, now);
+    out.transfer->batch_id = prepared.id;
+    out.text = transfer_text(*out.transfer);
+  }
+  return prepared;
+}
+
+Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
+                           const PreparedBatch& prepared) {
+  if (auto account = source_account(tx, tenant_id, prepared.tenant_account_id); !account) {
+    return std::move(account).error();
+  }
+  // The one lock of the batch: every item is checked against the balance read under it.
+  ledger::Journal journal(tx, prepared.now);
+  if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
+    return std::move(locked).error();
+  }
+  const auto balance = journal.balance_of(tenant_id, prepared.tenant_account_id);
+  Funds funds{prepared.tenant_account_id, balance->currency, balance->state,
+              balance->available()};
+  Batch batch;
+  batch.id = prepared.id;
+  batch.tenant_account_id = prepared.tenant_account_id;
+  batch.description = prepared.description;
+  batch.rejected = prepared.rejected;
+  batch.inserted_at = batch.updated_at = time::iso(prepared.now);
+  // The tenant's transfers the preparation found by external id; those that other units
+  // committed since are found by the inserts (write_accepted).
+  std::map<std::string, Transfer> existing;
+  for (const PreparedItem& item : prepared.items) {
+    if (item.duplicate_of) existing.emplace(item.external_id, *item.duplicate_of);
+  }
+  std::set<std::string> accepted_ids;
+  std::vector<std::string> duplicated_ids;  // in item order, listed once written
+  for (const PreparedItem& item : prepared.items) {
     if (existing.contains(item.external_id) || accepted_ids.contains(item.external_id)) {
       duplicated_ids.push_back(item.external_id);
       continue;
     }
-    auto prepared = prepare(resolver, input, item, payer_name, now);
-    Status funded = prepared ? funds.check(*prepared) : ok_status();
-    if (!prepared || !funded) {
-      Error error = prepared ? std::move(funded).error() : std::move(prepared).error();
-      batch.rejected.push_back({index, item.external_id, under_item(std::move(error), index)});
+    if (!item.rejection && !item.transfer) return errors::internal();
+    Status funded = item.rejection ? Status(*item.rejection) : funds.check(*item.transfer);
+    if (!funded) {
+      Error error = std::move(funded).error();
+      if (!item.rejection) error = under_item(std::move(error), item.index);
+      batch.rejected.push_back({item.index, item.external_id, std::move(error)});
       continue;
     }
-    Transfer t = std::move(prepared).value();
-    stamp(t, now);
-    t.batch_id = batch.id;
-    funds.available -= t.amount_minor;
+    funds.available -= item.transfer->amount_minor;
     accepted_ids.insert(item.external_id);
-    batch.accepted.push_back(std::move(t));
+    batch.accepted.push_back(*item.transfer);
+    batch.accepted_texts.push_back(item.text);
   }
-  write_accepted(tx, tenant_id, batch, existing, now);
+  write_accepted(tx, tenant_id, batch, existing, prepared.now);
   if (!duplicated_ids.empty()) {
     std::map<std::string_view, const Transfer*> accepted_by;
     for (const Transfer& t : batch.accepted) accepted_by.emplace(*t.external_id, &t);
@@ -442,7 +476,7 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const Ne
   std::int64_t total = 0;
   for (const Transfer& t : batch.accepted) total += t.amount_minor;  // <= the available balance
   if (total > 0) {
-    if (Status held = journal.hold(tenant_id, input.tenant_account_id, total, funds.currency);
+    if (Status held = journal.hold(tenant_id, prepared.tenant_account_id, total, funds.currency);
         !held) {
       return errors::internal();  // the items were checked against the same locked balance
     }
@@ -453,6 +487,13 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const Ne
   batch.state = batch.accepted.empty() ? "completed" : "created";
   insert_batch(tx, tenant_id, batch);
   return batch;
+}
+
+Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const NewBatch& input,
+                           time::Micros now) {
+  auto prepared = prepare_batch(tx, tenant_id, input, now);
+  if (!prepared) return std::move(prepared).error();
+  return create_batch(tx, tenant_id, prepared.value());
 }
 
 Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Journal& journal,

@@ -167,6 +167,36 @@ std::string batch_text(const Batch& batch);
 Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const NewBatch& input,
                            time::Micros now);
 
+// The same in two parts, so that what does not need the source account's lock stays out of the
+// write unit (off the SQLite writer, and before PostgreSQL's row lock). prepare_batch runs in a
+// read snapshot: for each item the tenant's transfer with its external_id, or its resolution,
+// amount and rejection, and the transfer it would become (ids, times, its text).
+// create_batch(prepared) is the write unit: it locks the source, decides funds and writes; an
+// item whose external_id another unit took since the snapshot is found by its insert (ON
+// CONFLICT) and listed as duplicated. A key whose directory entry changes in between is the
+// processor's to catch: it resolves every key again (target_resolved).
+struct PreparedItem {
+  std::size_t index = 0;
+  std::string external_id;
+  std::optional<Transfer> duplicate_of;  // the tenant's transfer with this external_id; or:
+  std::optional<Transfer> transfer;      // stamped, in the batch; or:
+  std::optional<Error> rejection;        // paths under transfers.<index>
+  std::string text;                      // transfer_text(*transfer)
+};
+struct PreparedBatch {
+  std::string id;  // bbotb_
+  std::string tenant_account_id;
+  std::optional<std::string> description;
+  time::Micros now = 0;
+  std::vector<PreparedItem> items;    // in request order
+  std::vector<RejectedItem> rejected;  // the API's
+};
+// 404 tenant_account_not_found (create_batch checks again under the lock).
+Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
+                                    const NewBatch& input, time::Micros now);
+Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
+                           const PreparedBatch& prepared);
+
 // What acceptance does for one transfer whose key is resolved (a batch item, a payout's leg):
 // holds its amount on the locked source, inserts it in state created with T110 and emits
 // outgoing_transfer.created (not for a payout's leg). 422 currency_mismatch, insufficient_funds;

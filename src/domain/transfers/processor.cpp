@@ -1,15 +1,18 @@
 // The network processor (process_due) and the invariants of outgoing transfers (verify).
 //
-// One pass moves at most a chunk of due transfers in one write unit, in four phases, so that
-// every lock is taken in the module's order and no account row is rewritten once per transfer:
-//   1. lock the chunk's source accounts (one journal), then its transfer rows; take each
-//      transfer through every step that came due (a late pass walks several, each with the
-//      time of the schedule), up to its last step;
-//   2. deliveries: the collections of this Tesoro that last steps pay, locked in (tenant, id)
+// One pass moves at most a chunk of due transfers in one write unit, in phases that keep the
+// source accounts' locks short and take every lock in the module's order:
+//   1. read the due transfers and take each through every step that came due (a late pass walks
+//      several, each with the time of the schedule), up to its last step: the keys are resolved
+//      again here, before any lock;
+//   2. lock the chunk's source accounts (one journal, global order), then (PostgreSQL) the
+//      transfer rows, and leave out any transfer another node moved meanwhile;
+//   3. deliveries: the collections of this Tesoro that last steps pay, locked in (tenant, id)
 //      order, then their tenant accounts; each a payment attempt in the creditor's tenant;
-//   3. one release per source account for every transfer that ended, then one settlement entry
-//      per successful transfer;
-//   4. the rows, the events (or payouts::follow for a payout's leg) and the batches that ended.
+//   4. per tenant: one release per source account for every transfer that ended, then the
+//      settlement entries of the successful ones, written together (Journal::post_all);
+//   5. the rows (a few statements), the events (or payouts::follow for a payout's leg) and the
+//      batches that ended.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -40,8 +43,17 @@ struct Moving {
   std::string tenant_id;
   time::Micros tenant_now = 0;
   Transfer transfer;
-  // Its last step came due and pays a collection of this Tesoro: phase 2 decides it.
+  std::string read_updated_at;  // as phase 1 read it: another node's step changes it
+  // Its last step came due and pays a collection of this Tesoro: phase 3 decides it.
   std::optional<time::Micros> delivery_at;
+  // What each step announces, in order: its event (data), or the payout leg as it was then.
+  struct Step {
+    std::string state;
+    time::Micros at = 0;
+    std::string event_data;      // outgoing_transfer.<state>
+    std::optional<Transfer> leg;  // payouts::follow
+  };
+  std::vector<Step> steps;
 };
 
 // The payer a delivered transfer shows the creditor: the source account's beneficiary (a tenant
@@ -76,69 +88,58 @@ class Pass {
   std::int64_t run(std::int64_t limit);
 
  private:
-  std::vector<Moving> load(const std::vector<tenant_clock::DueRow>& due);
+  void load(const std::vector<tenant_clock::DueRow>& due);
   void advance(Moving& m);
   void finish(Moving& m, std::string state, std::optional<std::string> reason, time::Micros at);
-  void announce(const Moving& m, time::Micros at);
+  void announce(Moving& m, time::Micros at);
+  void lock_sources();
   void deliver_all();
   void deliver(Moving& m);
   Status settle_all();
   void write_all();
 
+  // The directory's answer for a key, asked once a pass (it cannot change within the unit).
+  const Result<network::Resolution>& resolve(const std::string& key_type,
+                                             const std::string& key_value) {
+    auto key = std::make_pair(key_type, key_value);
+    auto found = resolutions_.find(key);
+    if (found == resolutions_.end()) {
+      found = resolutions_
+                  .emplace(std::move(key),
+                           network::resolve_key(tx_, key_type, key_value, "key_value"))
+                  .first;
+    }
+    return found->second;
+  }
+
   store::Tx& tx_;
   time::Micros real_now_;
   std::vector<Moving> moving_;
-  std::vector<events::Emission> emissions_;
-  struct Leg {
-    std::string tenant_id;
-    Transfer transfer;  // as it was after the step
-    time::Micros at;
-  };
-  std::vector<Leg> legs_;  // payout legs at each step, in order
-  std::map<ledger::AccountKey, std::int64_t> releases_;
+  std::map<std::pair<std::string, std::string>, Result<network::Resolution>> resolutions_;
 };
 
-std::vector<Moving> Pass::load(const std::vector<tenant_clock::DueRow>& due) {
+void Pass::load(const std::vector<tenant_clock::DueRow>& due) {
   std::map<std::string, std::vector<std::string>> ids;  // by tenant
   std::map<std::string, time::Micros> tenant_now;
   for (const tenant_clock::DueRow& d : due) {
     ids[d.tenant_id].push_back(d.id);
     tenant_now[d.tenant_id] = d.tenant_now;
   }
-  // Source accounts first, all at once in the journal's global order; then the rows, read
-  // again under the locks (another node's pass may have moved them meanwhile).
-  std::vector<ledger::AccountKey> accounts;
   for (const auto& [tenant_id, of_tenant] : ids) {
-    store::for_each_chunk(of_tenant.size(), [&](std::size_t first, std::size_t count) {
-      store::Params params = {tenant_id};
-      for (std::size_t i = first; i < first + count; ++i) params.emplace_back(of_tenant[i]);
-      for (const store::Row& row :
-           tx_.query("SELECT DISTINCT tenant_account_id FROM outgoing_transfers "
-                     "WHERE tenant_id = ? AND id IN " + store::in_list(count),
-                     params)) {
-        accounts.push_back({tenant_id, row.text(0)});
-      }
-    });
-  }
-  ledger::Journal sources(tx_, real_now_);  // locks only: phase 3 writes per tenant
-  if (!sources.lock(accounts)) return {};
-  std::vector<Moving> loaded;
-  for (const auto& [tenant_id, of_tenant] : ids) {
-    for (Transfer& t : rows::by_ids(tx_, tenant_id, of_tenant, /*lock=*/true)) {
-      const time::Micros now = tenant_now[tenant_id];
+    const time::Micros now = tenant_now[tenant_id];
+    for (Transfer& t : rows::by_ids(tx_, tenant_id, of_tenant, /*lock=*/false)) {
       if (!t.next_step_at_micros || *t.next_step_at_micros > now) continue;
-      loaded.push_back({tenant_id, now, std::move(t), std::nullopt});
+      std::string read_updated_at = t.updated_at;
+      moving_.push_back({tenant_id, now, std::move(t), std::move(read_updated_at), {}, {}});
     }
   }
-  return loaded;
 }
 
 // Every step that came due, each at its scheduled time, up to the last one.
 void Pass::advance(Moving& m) {
   Transfer& t = m.transfer;
   while (t.next_step_at_micros && *t.next_step_at_micros <= m.tenant_now) {
-    const time::Micros at = *t.next_step_at_micros;
-    const std::string_view next = rows::next_state(t.state);
+    const time::Micros at = *t.next_step_at_micros;    const std::string_view next = rows::next_state(t.state);
     if (next == "successful") {
       if (t.sandbox_failure) return finish(m, "failed", t.sandbox_failure, at);
       if (t.creditor_collection_id) {
@@ -149,7 +150,7 @@ void Pass::advance(Moving& m) {
     }
     if (next == "target_resolved") {
       // The key is resolved again: it may have gone, or now belong to another collection.
-      auto resolution = network::resolve_key(tx_, t.key_type, t.key_value, "key_value");
+      const auto& resolution = resolve(t.key_type, t.key_value);
       if (!resolution) return finish(m, "failed", "target_not_found", at);
       t.sandbox_failure = requested_failure(t.description);
       if (!t.sandbox_failure) t.sandbox_failure = resolution->sandbox_failure;
@@ -174,21 +175,47 @@ void Pass::finish(Moving& m, std::string state, std::optional<std::string> reaso
   t.updated_at = time::iso(at);
   t.next_step_at_micros.reset();
   t.timemarks_json = rows::with_timemark(t.timemarks_json, "T130", at);
-  // The hold ends with the transfer: released (summed per account) in phase 3.
-  releases_[{m.tenant_id, t.tenant_account_id}] += t.held_minor;
-  t.held_minor = 0;
+  // The hold ends with the transfer: released (summed per account) in phase 4. held_minor stays
+  // until then: phase 4 reads what to release from it.
   m.delivery_at.reset();
   announce(m, at);
 }
 
 // outgoing_transfer.<state>, or the payout's turn (payouts::follow, once the leg is written).
-void Pass::announce(const Moving& m, time::Micros at) {
+void Pass::announce(Moving& m, time::Micros at) {
   const Transfer& t = m.transfer;
+  Moving::Step step{t.state, at, "", std::nullopt};
   if (t.payout_id) {
-    legs_.push_back({m.tenant_id, t, at});
+    step.leg = t;
+  } else {
+    step.event_data = transfer_text(t);
+  }
+  m.steps.push_back(std::move(step));
+}
+
+// Phase 2: the source accounts, all at once in the journal's global order; then, where rows are
+// locked (PostgreSQL), the transfers themselves, read again: one that another node's pass moved
+// since phase 1 read it is left to that node.
+void Pass::lock_sources() {
+  std::vector<ledger::AccountKey> accounts;
+  for (const Moving& m : moving_) accounts.push_back({m.tenant_id, m.transfer.tenant_account_id});
+  ledger::Journal sources(tx_, real_now_);  // locks only: phase 4 writes per tenant
+  if (!sources.lock(accounts)) {
+    moving_.clear();  // an account that vanished: nothing moves (verify would report it)
     return;
   }
-  emissions_.push_back({m.tenant_id, "outgoing_transfer." + t.state, transfer_text(t), at});
+  if (tx_.engine() != store::Engine::postgres) return;  // one writer: nothing moved meanwhile
+  std::map<std::string, std::vector<std::string>> ids;  // by tenant
+  for (const Moving& m : moving_) ids[m.tenant_id].push_back(m.transfer.id);
+  std::set<std::pair<std::string, std::string>> unchanged;
+  for (const auto& [tenant_id, of_tenant] : ids) {
+    for (const Transfer& t : rows::by_ids(tx_, tenant_id, of_tenant, /*lock=*/true)) {
+      unchanged.emplace(tenant_id, t.id + "\n" + t.updated_at);
+    }
+  }
+  std::erase_if(moving_, [&](const Moving& m) {
+    return !unchanged.contains({m.tenant_id, m.transfer.id + "\n" + m.read_updated_at});
+  });
 }
 
 // Locks every collection the pass pays, in (tenant, id) order, then their tenant accounts in
@@ -240,10 +267,11 @@ void Pass::deliver(Moving& m) {
   finish(m, "failed", "rejected_by_creditor", at);
 }
 
-// Phase 3, per tenant at its clock: the holds of the transfers that ended, one release per
-// account, then each successful transfer's entry from its source to the tenant's network
-// settlement account. The accounts were locked in phase 1 (the journal of each tenant locks
-// them again, which waits for nobody, and reads their balances as they are now).
+// Phase 4, per tenant at its clock: the holds of the transfers that ended, one release per
+// account, then the settlement entries of the successful ones, from each source to the tenant's
+// network settlement account, written together. The accounts were locked in phase 2 (the
+// journal of each tenant locks them again, which waits for nobody, and reads their balances as
+// they are now).
 Status Pass::settle_all() {
   std::map<std::string, std::vector<Moving*>> ended;  // by tenant
   for (Moving& m : moving_) {
@@ -251,19 +279,24 @@ Status Pass::settle_all() {
   }
   for (auto& [tenant_id, of_tenant] : ended) {
     ledger::Journal journal(tx_, of_tenant.front()->tenant_now);
-    std::vector<ledger::AccountKey> accounts;
-    for (const auto& [key, amount] : releases_) {
-      if (key.tenant_id == tenant_id) accounts.push_back(key);
+    std::map<ledger::AccountKey, std::int64_t> releases;
+    for (Moving* m : of_tenant) {
+      releases[{tenant_id, m->transfer.tenant_account_id}] += m->transfer.held_minor;
+      m->transfer.held_minor = 0;
     }
+    std::vector<ledger::AccountKey> accounts;
+    for (const auto& [key, amount] : releases) accounts.push_back(key);
     if (Status locked = journal.lock(accounts); !locked) return locked;
-    for (const ledger::AccountKey& key : accounts) {
-      if (Status released = journal.release(key.tenant_id, key.id, releases_[key]); !released) {
+    for (const auto& [key, amount] : releases) {
+      if (Status released = journal.release(key.tenant_id, key.id, amount); !released) {
         return released;
       }
     }
     std::map<std::string, std::string> settlement;  // by currency
+    std::vector<ledger::Journal::NewEntry> entries;
+    std::vector<Moving*> settled;
     for (Moving* m : of_tenant) {
-      Transfer& t = m->transfer;
+      const Transfer& t = m->transfer;
       if (t.state != "successful") continue;
       auto [found, fresh] = settlement.try_emplace(t.currency);
       if (fresh) {
@@ -272,26 +305,43 @@ Status Pass::settle_all() {
                                                t.currency, m->tenant_now);
         if (Status locked = journal.lock({{tenant_id, found->second}}); !locked) return locked;
       }
-      auto entry = journal.post(tenant_id, "outgoing_transfer", "outgoing transfer " + t.id,
-                                {{t.tenant_account_id, -t.amount_minor, t.currency},
-                                 {found->second, t.amount_minor, t.currency}});
-      if (!entry) return std::move(entry).error();
-      t.entry_id = entry->entry_id;
+      entries.push_back({"outgoing transfer " + t.id,
+                         {{t.tenant_account_id, -t.amount_minor, t.currency},
+                          {found->second, t.amount_minor, t.currency}}});
+      settled.push_back(m);
+    }
+    auto posted = journal.post_all(tenant_id, "outgoing_transfer", entries);
+    if (!posted) return std::move(posted).error();
+    for (std::size_t i = 0; i < settled.size(); ++i) {
+      settled[i]->transfer.entry_id = posted.value()[i].entry_id;
     }
   }
   return ok_status();
 }
 
 void Pass::write_all() {
+  std::map<std::string, std::vector<const Transfer*>> changed;  // by tenant
   std::set<std::pair<std::string, std::string>> ended_batches;
+  std::vector<events::Emission> emissions;
   for (const Moving& m : moving_) {
-    rows::save_progress(tx_, m.tenant_id, m.transfer);
+    changed[m.tenant_id].push_back(&m.transfer);
     if (m.transfer.batch_id && rows::is_final(m.transfer.state)) {
       ended_batches.emplace(m.tenant_id, *m.transfer.batch_id);
     }
+    for (const Moving::Step& step : m.steps) {
+      if (!step.leg) {
+        emissions.push_back({m.tenant_id, "outgoing_transfer." + step.state, step.event_data,
+                             step.at});
+      }
+    }
   }
-  events::emit_many(tx_, emissions_);
-  for (const Leg& leg : legs_) payouts::follow(tx_, leg.tenant_id, leg.transfer, leg.at);
+  for (const auto& [tenant_id, transfers] : changed) rows::save_progress(tx_, tenant_id, transfers);
+  events::emit_many(tx_, emissions);
+  for (const Moving& m : moving_) {
+    for (const Moving::Step& step : m.steps) {
+      if (step.leg) payouts::follow(tx_, m.tenant_id, *step.leg, step.at);
+    }
+  }
   // A batch is completed once none of its transfers moves.
   for (const auto& [tenant_id, batch_id] : ended_batches) {
     tx_.exec("UPDATE outgoing_transfer_batches SET state = 'completed', updated_at = ? "
@@ -307,8 +357,9 @@ std::int64_t Pass::run(std::int64_t limit) {
   const std::vector<tenant_clock::DueRow> due = tenant_clock::due_rows(
       tx_, {"outgoing_transfers", "next_step_at_micros", k_moving_condition}, real_now_, limit);
   if (due.empty()) return 0;
-  moving_ = load(due);
+  load(due);
   for (Moving& m : moving_) advance(m);
+  lock_sources();
   deliver_all();
   if (!settle_all()) {
     // The holds and balances were read under the locks: a settlement cannot fail but by a bug.

@@ -127,7 +127,7 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   }
   // A transfer whose external_id the tenant has is not inserted (and returns no id).
   const store::Rows inserted =
-      store::insert_many(tx, k_insert_head, k_insert_width,
+      store::exec_many(tx, k_insert_head, k_insert_width,
                          "ON CONFLICT (tenant_id, external_id) DO NOTHING RETURNING id",
                          std::move(values));
   std::set<std::string> ids;
@@ -138,16 +138,34 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   return outcome;
 }
 
-void save_progress(store::Tx& tx, const std::string& tenant_id, const Transfer& t) {
-  tx.exec("UPDATE outgoing_transfers SET state = ?, state_reason = ?, sandbox_failure = ?, "
-          "timemarks = ?, held = ?, next_step_at_micros = ?, creditor_tenant_id = ?, "
-          "creditor_collection_id = ?, attempt_id = ?, entry_id = ?, updated_at = ? "
-          "WHERE tenant_id = ? AND id = ?",
-          {t.state, store::optional_value(t.state_reason),
-           store::optional_value(t.sandbox_failure), t.timemarks_json, t.held_minor,
-           optional_integer(t.next_step_at_micros), store::optional_value(t.creditor_tenant_id),
-           store::optional_value(t.creditor_collection_id), store::optional_value(t.attempt_id),
-           store::optional_value(t.entry_id), t.updated_at, tenant_id, t.id});
+void save_progress(store::Tx& tx, const std::string& tenant_id,
+                   const std::vector<const Transfer*>& transfers) {
+  store::Params values;
+  values.reserve(transfers.size() * 13);
+  for (const Transfer* t : transfers) {
+    for (store::Value value :
+         {store::Value(tenant_id), store::Value(t->id), store::Value(t->state),
+          store::optional_value(t->state_reason), store::optional_value(t->sandbox_failure),
+          store::Value(t->timemarks_json), store::Value(t->held_minor),
+          optional_integer(t->next_step_at_micros), store::optional_value(t->creditor_tenant_id),
+          store::optional_value(t->creditor_collection_id), store::optional_value(t->attempt_id),
+          store::optional_value(t->entry_id), store::Value(t->updated_at)}) {
+      values.push_back(std::move(value));
+    }
+  }
+  // VALUES columns are column1, column2, ... on both engines; PostgreSQL reads parameters there
+  // as text, hence the casts of the integers.
+  store::exec_many(
+      tx,
+      "UPDATE outgoing_transfers SET state = v.column3, state_reason = v.column4, "
+      "sandbox_failure = v.column5, timemarks = v.column6, held = CAST(v.column7 AS BIGINT), "
+      "next_step_at_micros = CAST(v.column8 AS BIGINT), creditor_tenant_id = v.column9, "
+      "creditor_collection_id = v.column10, attempt_id = v.column11, entry_id = v.column12, "
+      "updated_at = v.column13 FROM (",
+      13,
+      ") AS v WHERE outgoing_transfers.tenant_id = v.column1 "
+      "AND outgoing_transfers.id = v.column2",
+      std::move(values));
 }
 
 std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,

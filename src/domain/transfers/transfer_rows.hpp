@@ -21,9 +21,11 @@ Transfer from_row(const store::Row& row);
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                          const std::vector<Transfer>& transfers);
 
-// Writes what the processor changes: state, state_reason, sandbox_failure, timemarks, held,
-// next_step_at_micros, creditor, attempt_id, entry_id, updated_at.
-void save_progress(store::Tx& tx, const std::string& tenant_id, const Transfer& transfer);
+// Writes what the processor changes (state, state_reason, sandbox_failure, timemarks, held,
+// next_step_at_micros, creditor, attempt_id, entry_id, updated_at) of the tenant's transfers,
+// a few hundred per statement.
+void save_progress(store::Tx& tx, const std::string& tenant_id,
+                   const std::vector<const Transfer*>& transfers);
 
 // The transfers of the tenant with these ids (any order; unknown ids are left out). `lock`
 // takes their rows (FOR UPDATE on PostgreSQL).
