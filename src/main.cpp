@@ -1,7 +1,9 @@
 // tesoro: parse the command line and call the command. Nothing else lives here.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <iostream>
+#include <limits>
 
 #include "app/commands.hpp"
 #include "core/limits.hpp"
@@ -173,6 +175,12 @@ int main(int argc, char** argv) {
       ->envname("TESORO_CARD_CURRENCIES")
       ->delimiter(',')
       ->check(known_currency())
+      ->capture_default_str();
+  serve->add_option("--transfer-max-amount", config.transfer_max_amount_minor,
+                    "the most one outgoing transfer or payout may carry, in minor units "
+                    "(default COP 11,552,000.00)")
+      ->envname("TESORO_TRANSFER_MAX_AMOUNT")
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
   serve->footer(
       "Card-number key: card numbers are stored sealed with AES-256-GCM under one key, base64 of "

@@ -11,6 +11,7 @@
 #include "api/json.hpp"
 #include "core/clock.hpp"
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/message.hpp"
@@ -40,6 +41,8 @@ struct Settings {
   // https://... with an optional path): the base of the urls the server hands out (activation
   // links).
   std::string public_url;
+  // The most one outgoing transfer or payout may carry, in minor units (`--transfer-max-amount`).
+  std::int64_t transfer_max_amount_minor = limits::k_transfer_max_amount_minor_default;
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };

@@ -3,9 +3,14 @@
 namespace tesoro::api {
 namespace {
 
+// available: what may be spent now (the balance less what is held by moving outgoing transfers
+// and payouts); held: what they hold; current: the balance itself (available + held).
 json::object balance_json(const ledger::Account& account) {
-  return json::object{{"available", money_json(account.balance_minor, account.currency)},
-                      {"updated_at", account.balance_updated_at}};
+  return json::object{
+      {"available", money_json(account.balance_minor - account.held_minor, account.currency)},
+      {"held", money_json(account.held_minor, account.currency)},
+      {"current", money_json(account.balance_minor, account.currency)},
+      {"updated_at", account.balance_updated_at}};
 }
 
 }  // namespace

@@ -28,4 +28,18 @@ http::Response paginated_list(Context& context, std::string_view plural, Fetch f
   });
 }
 
+// GET .../find_successful_by?external_id=...: the one query parameter (422 missing_field
+// without it), then answer(tx, external_id) -> Result<http::Response> in a read snapshot.
+template <class Answer>
+http::Response find_by_external_id(Context& context, Answer answer) {
+  Problems problems;
+  QueryReader query(context.query, problems);
+  auto external_id = query.string("external_id");
+  query.reject_unknown();
+  if (!external_id && problems.empty()) problems.missing("external_id");
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read(
+      [&](store::Tx& tx) -> Result<http::Response> { return answer(tx, *external_id); });
+}
+
 }  // namespace tesoro::api

@@ -19,6 +19,9 @@ void add_activation_page_routes(Routes& routes);
 void add_collection_routes(Routes& routes);
 void add_qr_code_routes(Routes& routes);
 void add_collection_attempt_routes(Routes& routes);
+void add_target_routes(Routes& routes);
+void add_outgoing_transfer_routes(Routes& routes);
+void add_payout_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -38,6 +41,9 @@ std::span<const AddRoutes> route_groups() {
       add_collection_routes,
       add_qr_code_routes,
       add_collection_attempt_routes,
+      add_target_routes,
+      add_outgoing_transfer_routes,
+      add_payout_routes,
   };
   return k_groups;
 }

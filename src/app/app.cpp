@@ -13,6 +13,7 @@
 #include "domain/collections/collections.hpp"
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
+#include "domain/transfers/outgoing_transfers.hpp"
 
 namespace tesoro::app {
 namespace {
@@ -32,7 +33,8 @@ double default_burst(const Config& config) {
 api::Settings api_settings(const Config& config) {
   std::string public_url = config.public_url.empty() ? "http://" + config.listen : config.public_url;
   while (public_url.ends_with('/')) public_url.pop_back();
-  return {config.environment, config.currencies, config.card_currencies, public_url};
+  return {config.environment, config.currencies, config.card_currencies, public_url,
+          config.transfer_max_amount_minor};
 }
 
 const std::string k_get = "GET";
@@ -85,12 +87,15 @@ struct ClaimGuard {
 // A worker that moves what came due on tenant clocks, a bounded chunk per write unit, every
 // interval (real time) and at once when a sandbox clock advance wakes it, so that an advance
 // expires things at once. `expire(tx, real_now, chunk)` returns how many it moved.
+// `topics` wake it besides the clock advance.
 workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, int interval_ms,
                                       std::int64_t chunk,
                                       std::int64_t (*expire)(store::Tx&, time::Micros,
-                                                             std::int64_t)) {
+                                                             std::int64_t),
+                                      std::vector<std::string> topics = {}) {
+  topics.emplace_back(tenant_clock::k_advanced_topic);
   return workers::PeriodicWorker{
-      name, std::chrono::milliseconds(interval_ms), {std::string(tenant_clock::k_advanced_topic)},
+      name, std::chrono::milliseconds(interval_ms), std::move(topics),
       [name, log_event, chunk, expire](store::Store& store, time::Micros real_now) {
         auto expired = store.write<std::int64_t>(
             [&](store::Tx& tx) -> Result<std::int64_t> { return expire(tx, real_now, chunk); });
@@ -304,6 +309,12 @@ void App::start_background() {
   runner_.add(expiry_worker("collections.expiry", "collections.expired",
                             limits::k_collection_expiry_interval_ms,
                             limits::k_collection_expiry_chunk_rows, collections::expire_due));
+  // The sandbox network: outgoing transfers (and payout legs) through the steps that came due on
+  // their tenant's clock; woken by new transfers and by clock advances.
+  runner_.add(expiry_worker("network.processor", "transfers.moved",
+                            limits::k_transfer_processor_interval_ms,
+                            limits::k_transfer_processor_chunk_rows, transfers::process_due,
+                            {std::string(transfers::k_moving_topic)}));
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{
       std::string(collections::k_attempt_failure_job),

@@ -19,6 +19,7 @@
 #include "domain/collections/collections.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
+#include "domain/transfers/outgoing_transfers.hpp"
 #include "http/server.hpp"
 #include "store/store.hpp"
 
@@ -322,6 +323,9 @@ int command_verify(const StoreFlags& flags) {
         for (std::string& violation : collections::verify_attempts(tx)) {
           violations.push_back(std::move(violation));
         }
+        for (std::string& violation : transfers::verify(tx)) {
+          violations.push_back(std::move(violation));
+        }
         return violations;
       });
   if (!violations) return fail(violations.error());
@@ -332,8 +336,10 @@ int command_verify(const StoreFlags& flags) {
   }
   std::cout << "ledger ok: every entry balances, every balance equals its postings, every "
                "card hold equals what its authorizations hold, every collection's "
-               "paid_amount equals its incoming transfers and agrees with its state, and every "
-               "successful collection attempt has its incoming transfer\n";
+               "paid_amount equals its incoming transfers and agrees with its state, every "
+               "successful collection attempt has its incoming transfer, and every account "
+               "holds what its moving outgoing transfers hold, each successful transfer with "
+               "its settlement entry\n";
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Server configuration: flags with environment-variable equivalents (see main.cpp).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct Config {
   // money::k_known_currencies when the flags are parsed).
   std::vector<std::string> currencies = {"COP"};
   std::vector<std::string> card_currencies = {"COP", "USD"};
+  // The most one outgoing transfer or payout may carry, in minor units.
+  std::int64_t transfer_max_amount_minor = limits::k_transfer_max_amount_minor_default;
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };

@@ -1,5 +1,7 @@
 #include "core/error.hpp"
 
+#include "core/money.hpp"
+
 namespace tesoro {
 
 const std::string& Error::first_code() const {
@@ -101,6 +103,12 @@ constexpr ErrorKind k_catalog[] = {
      "the key is already registered in the network directory", ""},
     {tenant_account_inactive, "tenant_account_inactive", 400,
      "the collection's tenant account is not active", ""},
+    {amount_not_provided, "amount_not_provided", 422,
+     "the transfer has no amount and its target has none", ""},
+    {target_amount_mismatch, "target_amount_mismatch", 422,
+     "the amount differs from the target's transaction amount", ""},
+    {target_expired, "target_expired", 422,
+     "the target's resolution has expired: resolve the key again", ""},
 };
 
 // The table is indexed by the enum: each row must sit at its code's position.
@@ -108,7 +116,7 @@ constexpr bool catalog_in_enum_order() {
   for (std::size_t i = 0; i < std::size(k_catalog); ++i) {
     if (static_cast<std::size_t>(k_catalog[i].code) != i) return false;
   }
-  return std::size(k_catalog) == static_cast<std::size_t>(tenant_account_inactive) + 1;
+  return std::size(k_catalog) == static_cast<std::size_t>(target_expired) + 1;
 }
 static_assert(catalog_in_enum_order(), "k_catalog rows must follow ErrorCode's order");
 
@@ -144,6 +152,13 @@ Error validation(std::string message, std::optional<std::string> path) {
 }
 
 Error missing_field(std::string path) { return of(ErrorCode::missing_field, std::move(path)); }
+
+Error amount_exceeds_max_limit(std::int64_t amount_minor, std::int64_t max_minor,
+                               std::string_view currency, std::string path) {
+  return of(ErrorCode::amount_exceeds_max_limit, std::move(path),
+            "the amount " + money::display(amount_minor, currency) + " exceeds the maximum of " +
+                money::display(max_minor, currency) + " per transfer");
+}
 
 Error item_not_found(std::string what) {
   return of(ErrorCode::item_not_found, std::nullopt, what + " not found");

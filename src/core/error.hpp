@@ -83,6 +83,10 @@ enum class ErrorCode {
   key_already_exists,
   // Sandbox collection attempts.
   tenant_account_inactive,
+  // Outgoing transfers and payouts (batch items carry them as error_code).
+  amount_not_provided,
+  target_amount_mismatch,
+  target_expired,
 };
 
 struct ErrorKind {
@@ -115,6 +119,11 @@ Error method_not_allowed();
 Error payload_too_large();
 Error headers_too_large();
 Error item_not_found(std::string what = "item");
+// 422 amount_exceeds_max_limit at `path`, naming the amount and the maximum (outgoing transfers
+// and payouts: "the amount COP 12,000,000.00 exceeds the maximum of COP 11,552,000.00 per
+// transfer").
+Error amount_exceeds_max_limit(std::int64_t amount_minor, std::int64_t max_minor,
+                               std::string_view currency, std::string path);
 Error rate_limited(long retry_after_seconds);
 Error internal();
 Error unavailable();

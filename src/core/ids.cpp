@@ -2,6 +2,7 @@
 
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
+#include "core/time.hpp"
 
 #include <algorithm>
 
@@ -77,6 +78,12 @@ std::string network_transaction_id() {
   unsigned char random[12];
   crypto::pooled_random_bytes(random, sizeof random);
   return encode_network_transaction_id(time_ticks(std::chrono::system_clock::now()), random);
+}
+
+std::string end_to_end_id(std::int64_t tenant_now_micros) {
+  const std::string at = time::iso(tenant_now_micros);  // 2025-01-31T12:34:56.000000Z
+  return "E" + at.substr(0, 4) + at.substr(5, 2) + at.substr(8, 2) + at.substr(11, 2) +
+         at.substr(14, 2) + network_transaction_id();
 }
 
 bool is_valid(std::string_view id) {

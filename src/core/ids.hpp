@@ -25,6 +25,11 @@ std::string encode(std::string_view prefix, std::uint64_t ticks,
 inline constexpr std::size_t k_network_transaction_id_chars = 19;
 std::string network_transaction_id();
 std::string encode_network_transaction_id(std::uint64_t ticks, const unsigned char (&random)[12]);
+// The end-to-end id of a payment on the network (incoming and outgoing transfers): "E", the
+// tenant's date and time to the minute (yyyyMMddHHmm) at `tenant_now_micros`, then a network
+// transaction id: 32 characters, the length of the end-to-end ids of instant-payment networks
+// such as Pix.
+std::string end_to_end_id(std::int64_t tenant_now_micros);
 // ^[a-z]{2,7}_[A-Za-z0-9_-]{22}$
 bool is_valid(std::string_view id);
 // Valid and carries exactly this prefix.

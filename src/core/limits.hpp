@@ -62,6 +62,16 @@ inline constexpr std::size_t k_payment_id_max_chars = 36;
 // API's own image_width range is far below it.
 inline constexpr int k_qr_image_width_max_pixels = 16'384;
 
+// Outgoing transfers and payouts on the sandbox network. The default maximum of one transfer
+// (COP 11,552,000.00, the Bre-B limit reported for 2025; `--transfer-max-amount` changes it),
+// the tenant-clock delay between two steps of a transfer's flow, how long a resolved target may
+// be named by a transfer, and the processor's chunk and poll interval (real time).
+inline constexpr std::int64_t k_transfer_max_amount_minor_default = 1'155'200'000;
+inline constexpr std::int64_t k_transfer_step_seconds = 1;
+inline constexpr std::int64_t k_target_ttl_seconds = 15 * 60;
+inline constexpr std::int64_t k_transfer_processor_chunk_rows = 1000;
+inline constexpr int k_transfer_processor_interval_ms = 250;
+
 // Identifiers and keys
 inline constexpr std::size_t k_id_chars_after_prefix = 22;  // 6 of time, 16 random (ids.hpp)
 inline constexpr std::size_t k_idempotency_key_max_chars = 255;

@@ -38,4 +38,31 @@ inline std::optional<Currency> find_currency(std::string_view code) {
   return std::nullopt;
 }
 
+// An amount as people read it in messages: the code, thousands separated by commas, the minor
+// digits after a point ("COP 11,552,000.00"; "CLP 5,000"; a currency not in the list shows its
+// minor units: "XYZ 1500"). Never parsed back.
+inline std::string display(std::int64_t amount_minor, std::string_view currency_code) {
+  const std::optional<Currency> currency = find_currency(currency_code);
+  const int exponent = currency ? currency->exponent : 0;
+  const bool negative = amount_minor < 0;
+  // Unsigned, so that INT64_MIN has a magnitude.
+  std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(amount_minor)
+                                     : static_cast<std::uint64_t>(amount_minor);
+  std::string digits = std::to_string(magnitude);
+  if (static_cast<int>(digits.size()) <= exponent) {
+    digits.insert(0, static_cast<std::size_t>(exponent + 1 - static_cast<int>(digits.size())), '0');
+  }
+  const std::size_t whole_length = digits.size() - static_cast<std::size_t>(exponent);
+  std::string whole;
+  for (std::size_t i = 0; i < whole_length; ++i) {
+    if (i > 0 && (whole_length - i) % 3 == 0) whole += ',';
+    whole += digits[i];
+  }
+  std::string out(currency_code);
+  out += negative ? " -" : " ";
+  out += whole;
+  if (exponent > 0) out += "." + digits.substr(whole_length);
+  return out;
+}
+
 }  // namespace tesoro::money

@@ -2,6 +2,7 @@
 // One page of a list and the size of the whole list: the two statements every paginated list
 // runs, with the same filter.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,16 @@
 #include "store/store.hpp"
 
 namespace tesoro::store {
+
+// A list's optional filter on one column: " AND <column> = ?" and its value, when it has one.
+inline void where_equal(std::string& where, Params& params, std::string_view column,
+                        const std::optional<std::string>& value) {
+  if (!value) return;
+  where += " AND ";
+  where += column;
+  where += " = ?";
+  params.emplace_back(*value);
+}
 
 // `SELECT COUNT(*) <from_where>`, then `SELECT <columns> <from_where> ORDER BY <order_by>
 // LIMIT ? OFFSET ?`; `params` are those of from_where (" FROM t WHERE tenant_id = ? ..."), and

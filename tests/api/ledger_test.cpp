@@ -109,6 +109,9 @@ TEST(Accounts, SandboxFundingCreditsTheBalance) {
   Reply funded = server.post("/v1/sandbox/accounts/" + id + "/fund", money(1500000), {server.bearer_core()});
   ASSERT_EQ(funded.status, 201) << funded.body;
   EXPECT_EQ(funded.json().at("balance").at("available").at("amount").as_int64(), 1500000);
+  // Nothing held: the current balance is all available.
+  EXPECT_EQ(funded.json().at("balance").at("current").at("amount").as_int64(), 1500000);
+  EXPECT_EQ(funded.json().at("balance").at("held").at("amount").as_int64(), 0);
   Reply again = server.post("/v1/sandbox/accounts/" + id + "/fund", money(1), {server.bearer_core()});
   EXPECT_EQ(again.json().at("balance").at("available").at("amount").as_int64(), 1500001);
   Reply listed = server.get("/v1/accounts", {server.bearer_core()});

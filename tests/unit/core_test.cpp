@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "core/crypto.hpp"
+#include "core/error.hpp"
 #include "core/ids.hpp"
+#include "core/money.hpp"
 #include "core/time.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/router.hpp"
@@ -292,4 +294,24 @@ TEST(Router, TheMostSpecificTemplateIsTheResourceWhateverTheMethod) {
   // The earlier literal wins between two templates with as many literals.
   EXPECT_EQ(router.match("GET", "/v1/cards/cardholders/look").route_index, holder);
   EXPECT_EQ(router.match("GET", "/v1/cards/car_x/look").route_index, look);
+}
+
+TEST(MoneyDisplay, GroupsThousandsAndShowsTheMinorDigitsOfTheCurrency) {
+  EXPECT_EQ(money::display(1'155'200'000, "COP"), "COP 11,552,000.00");
+  EXPECT_EQ(money::display(5, "COP"), "COP 0.05");
+  EXPECT_EQ(money::display(100, "USD"), "USD 1.00");
+  EXPECT_EQ(money::display(5000, "CLP"), "CLP 5,000");
+  EXPECT_EQ(money::display(-123456, "COP"), "COP -1,234.56");
+  EXPECT_EQ(money::display(INT64_MIN, "COP"), "COP -92,233,720,368,547,758.08");
+  EXPECT_EQ(money::display(1500, "XYZ"), "XYZ 1,500");
+}
+
+TEST(MoneyDisplay, AmountExceedsMaxLimitNamesTheAmountAndTheMaximum) {
+  Error error = errors::amount_exceeds_max_limit(1'200'000'000, 1'155'200'000, "COP",
+                                                 "transfers.0.amount.amount");
+  EXPECT_EQ(error.status, 422);
+  EXPECT_EQ(error.first_code(), "amount_exceeds_max_limit");
+  EXPECT_EQ(error.errors[0].path, "transfers.0.amount.amount");
+  EXPECT_EQ(error.errors[0].message,
+            "the amount COP 12,000,000.00 exceeds the maximum of COP 11,552,000.00 per transfer");
 }

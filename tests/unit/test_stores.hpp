@@ -77,6 +77,27 @@ class EngineStoreTest : public EngineTest {
   std::unique_ptr<TempStore> temp;
 };
 
+// What `fn`'s write unit returned; a unit that failed fails the test and gives T{}.
+template <class T, class F>
+T write_ok(tesoro::store::Store& store, F&& fn) {
+  auto result = store.write<T>(std::forward<F>(fn));
+  if (!result) {
+    ADD_FAILURE() << result.error().first_code() << ": " << result.error().message;
+    return T{};
+  }
+  return std::move(result).value();
+}
+
+// The integer in the first column of the query's first row.
+inline std::int64_t read_integer(tesoro::store::Store& store, const std::string& sql,
+                                 const tesoro::store::Params& params = {}) {
+  return store
+      .read<std::int64_t>([&](tesoro::store::Tx& tx) -> tesoro::Result<std::int64_t> {
+        return tx.query_one(sql, params)->integer(0);
+      })
+      .value();
+}
+
 inline std::string engine_name(const ::testing::TestParamInfo<tesoro::store::Engine>& info) {
   return info.param == tesoro::store::Engine::sqlite ? "sqlite" : "postgres";
 }

@@ -2,6 +2,7 @@
 // PATCH /api/v1/collections/{id}, DELETE /api/v1/collections/{id},
 // GET /api/v1/collections/find_successful_by?external_id=.
 #include "api/context.hpp"
+#include "api/lists.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 #include "domain/collections/collections.hpp"
@@ -253,17 +254,12 @@ http::Response discard(Context& context) {
 }
 
 http::Response find_successful(Context& context) {
-  Problems problems;
-  QueryReader query(context.query, problems);
-  auto external_id = query.string("external_id");
-  query.reject_unknown();
-  if (!external_id && problems.empty()) problems.missing("external_id");
-  if (!problems.empty()) return context.error(problems.to_error());
-  return context.read([&](store::Tx& tx) -> Result<http::Response> {
-    auto collection = collections::find_successful_by(tx, context.tenant_id(), *external_id);
-    if (!collection) return std::move(collection).error();
-    return json_response(200, collections::to_json(collection.value()));
-  });
+  return find_by_external_id(
+      context, [&](store::Tx& tx, const std::string& external_id) -> Result<http::Response> {
+        auto collection = collections::find_successful_by(tx, context.tenant_id(), external_id);
+        if (!collection) return std::move(collection).error();
+        return json_response(200, collections::to_json(collection.value()));
+      });
 }
 
 }  // namespace

@@ -91,7 +91,11 @@ std::optional<std::string> rejection(store::Tx& tx, const std::string& tenant_id
   if (request.payment_id && *request.payment_id != static_payment_id()) {
     qr = find_qr_by_payment_id(tx, tenant_id, *request.payment_id, /*lock=*/true);
     if (qr && qr->collection_id != collection.id) qr.reset();
-    if (!qr) return "qr_not_found";
+    // A payment from the network (an outgoing transfer of this Tesoro: it carries its
+    // end-to-end id) whose payment id names no code of this collection paid the key itself.
+    if (!qr && !request.end_to_end_id) return "qr_not_found";
+  }
+  if (qr) {
     if (qr->canceled) return "qr_canceled";
     if (qr->expires_at_micros && now >= *qr->expires_at_micros) return "qr_expired";
     if (qr->usage_mode == "single_use" && qr->successful_attempts > 0) return "qr_already_used";
@@ -105,17 +109,9 @@ std::optional<std::string> rejection(store::Tx& tx, const std::string& tenant_id
   return std::nullopt;
 }
 
-// "E", the tenant's date and time to the minute (yyyyMMddHHmm), then a network transaction id:
-// 32 characters, the length of the end-to-end ids of instant-payment networks such as Pix.
-std::string end_to_end_id(time::Micros now) {
-  const std::string at = time::iso(now);  // 2025-01-31T12:34:56.000000Z
-  return "E" + at.substr(0, 4) + at.substr(5, 2) + at.substr(8, 2) + at.substr(11, 2) +
-         at.substr(14, 2) + ids::network_transaction_id();
-}
-
 // Money in: the incoming transfer, its journal entry and the attempt's transfer_id.
 Status receive(store::Tx& tx, const std::string& tenant_id, const Collection& collection,
-               Attempt& attempt, time::Micros now) {
+               Attempt& attempt, const std::string& attempt_end_to_end_id, time::Micros now) {
   const std::string settlement = ledger::system_account(
       tx, tenant_id, ledger::SystemRole::network_settlement, collection.currency, now);
   auto entry = ledger::post_entry(
@@ -130,7 +126,7 @@ Status receive(store::Tx& tx, const std::string& tenant_id, const Collection& co
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           {tenant_id, *attempt.transfer_id, collection.id, attempt.id,
            collection.tenant_account_id, attempt.amount_minor, collection.currency,
-           end_to_end_id(now), payer_text(attempt.payer), entry->entry_id, attempt.inserted_at});
+           attempt_end_to_end_id, payer_text(attempt.payer), entry->entry_id, attempt.inserted_at});
   return ok_status();
 }
 
@@ -158,24 +154,30 @@ const std::vector<std::string>& attempt_states() {
   return values;
 }
 
-Payer random_payer() {
+Payer payer_from(const unsigned char (&seed)[k_payer_seed_bytes]) {
   static constexpr std::array<std::string_view, 16> k_first_names = {
       "Andrés", "Camila", "Carlos", "Daniela", "Diego", "Juliana", "Felipe", "Laura",
       "Jorge", "María", "Luis", "Natalia", "Santiago", "Paula", "Sebastián", "Valentina"};
   static constexpr std::array<std::string_view, 16> k_surnames = {
       "Rodríguez", "Gómez", "González", "Martínez", "García", "López", "Hernández", "Sánchez",
       "Ramírez", "Pérez", "Díaz", "Muñoz", "Rojas", "Moreno", "Jiménez", "Vargas"};
-  unsigned char random[11];
-  crypto::pooled_random_bytes(random, sizeof random);
   Payer payer;
-  payer.name = std::string(k_first_names[random[0] % 16]) + " " +
-               std::string(k_surnames[random[1] % 16]) + " " +
-               std::string(k_surnames[random[2] % 16]);
+  payer.name = std::string(k_first_names[seed[0] % 16]) + " " +
+               std::string(k_surnames[seed[1] % 16]) + " " + std::string(k_surnames[seed[2] % 16]);
   payer.document_type = "CC";
   // Ten digits starting with 10: the cédulas issued since 2003 look like that.
   payer.document_number = "10";
-  for (int i = 3; i < 11; ++i) payer.document_number += static_cast<char>('0' + random[i] % 10);
+  static_assert(k_payer_seed_bytes == 3 + 8);
+  for (std::size_t i = 3; i < k_payer_seed_bytes; ++i) {
+    payer.document_number += static_cast<char>('0' + seed[i] % 10);
+  }
   return payer;
+}
+
+Payer random_payer() {
+  unsigned char random[k_payer_seed_bytes];
+  crypto::pooled_random_bytes(random, sizeof random);
+  return payer_from(random);
 }
 
 Result<Attempt> simulate_attempt(store::Tx& tx, const std::string& tenant_id,
@@ -224,7 +226,9 @@ Result<Attempt> simulate_attempt(store::Tx& tx, const std::string& tenant_id,
     return attempt;
   }
   attempt.state = "successful";
-  if (auto received = receive(tx, tenant_id, *collection, attempt, now); !received) {
+  const std::string e2e =
+      request.end_to_end_id ? *request.end_to_end_id : ids::end_to_end_id(now);
+  if (auto received = receive(tx, tenant_id, *collection, attempt, e2e, now); !received) {
     return received.error();
   }
   insert_attempt(tx, tenant_id, attempt);
@@ -271,14 +275,8 @@ Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_i
                                       std::int64_t limit) {
   std::string where = " WHERE tenant_id = ?";
   store::Params params = {tenant_id};
-  if (filter.collection_id) {
-    where += " AND collection_id = ?";
-    params.push_back(*filter.collection_id);
-  }
-  if (filter.state) {
-    where += " AND state = ?";
-    params.push_back(*filter.state);
-  }
+  store::where_equal(where, params, "collection_id", filter.collection_id);
+  store::where_equal(where, params, "state", filter.state);
   return store::query_page<Attempt>(tx, k_columns, " FROM collection_attempts" + where, params,
                                     "inserted_at DESC, id DESC", offset, limit, from_row);
 }

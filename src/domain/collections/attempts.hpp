@@ -23,6 +23,8 @@
 //             and a successful attempt on the QR.
 // payment_id ties the attempt to the tenant's QR code with that payment_id (of the same
 // collection); `CO.COM.<NET>.TRXID000000`, the tag 90 every static code carries, names no code.
+// A payment from the network (end_to_end_id set: an outgoing transfer delivered to the key)
+// whose payment_id names no code of the collection is a payment to the key: no qr_not_found.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +53,10 @@ struct Payer {
 
 // A plausible Colombian payer: a first name and two surnames, a CC of 10 digits.
 Payer random_payer();
+// The same person made from these bytes alone, so that equal bytes give an equal payer (the
+// sandbox network's directory draws its creditors from a hash of their key).
+inline constexpr std::size_t k_payer_seed_bytes = 11;
+Payer payer_from(const unsigned char (&seed)[k_payer_seed_bytes]);
 
 struct AttemptRequest {
   std::int64_t amount_minor = 0;
@@ -60,6 +66,9 @@ struct AttemptRequest {
   std::optional<std::string> error;
   Payer payer;
   std::optional<std::string> payment_id;
+  // A payment from the network (an outgoing transfer of this Tesoro to the collection's key)
+  // carries the transfer's end-to-end id; a sandbox attempt gets a new one.
+  std::optional<std::string> end_to_end_id;
 };
 
 struct Attempt {

@@ -540,14 +540,8 @@ Result<PageOf<Collection>> list_collections(store::Tx& tx, const std::string& te
                                             std::int64_t limit) {
   std::string where = " FROM collections WHERE tenant_id = ?";
   store::Params params = {tenant_id};
-  if (filter.state) {
-    where += " AND state = ?";
-    params.emplace_back(*filter.state);
-  }
-  if (filter.external_id) {
-    where += " AND external_id = ?";
-    params.emplace_back(*filter.external_id);
-  }
+  store::where_equal(where, params, "state", filter.state);
+  store::where_equal(where, params, "external_id", filter.external_id);
   auto page = store::query_page<Collection>(tx, k_columns, where, params,
                                             "inserted_at DESC, id DESC", offset, limit, from_row);
   load_keys(tx, tenant_id, page.items);

@@ -1,6 +1,7 @@
 #include "domain/events/events.hpp"
 
 #include "core/ids.hpp"
+#include "store/bulk.hpp"
 
 namespace tesoro::events {
 
@@ -12,6 +13,23 @@ std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view typ
            time::iso(now)});
   tx.notify(std::string(k_emitted_topic));
   return id;
+}
+
+void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
+  if (emissions.empty()) return;
+  store::Params values;
+  values.reserve(emissions.size() * 5);
+  for (const Emission& emission : emissions) {
+    values.emplace_back(emission.tenant_id);
+    values.emplace_back(ids::generate("evt"));
+    values.emplace_back(emission.type);
+    values.emplace_back(emission.data_json);
+    values.emplace_back(time::iso(emission.at));
+  }
+  // Rows of one statement take their emitted_seq in VALUES order on both engines.
+  store::exec_many(tx, "INSERT INTO events (tenant_id, id, type, data, inserted_at)", 5, "",
+                     std::move(values));
+  tx.notify(std::string(k_emitted_topic));
 }
 
 std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {

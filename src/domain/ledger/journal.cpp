@@ -8,6 +8,7 @@
 #include "core/ids.hpp"
 #include "core/money.hpp"
 #include "domain/events/events.hpp"
+#include "store/bulk.hpp"
 
 namespace tesoro::ledger {
 namespace {
@@ -139,20 +140,49 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
   return checked;
 }
 
+void Journal::store_balance(const AccountKey& key, std::int64_t balance) {
+  const std::string at = time::iso(now_);
+  tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ? "
+           "WHERE tenant_id = ? AND id = ?",
+           {balance, at, at, key.tenant_id, key.id});
+}
+
 Result<EntryResult> Journal::post(const std::string& tenant_id, const std::string& kind,
                                   const std::string& description,
                                   const std::vector<Posting>& postings) {
   auto checked = check(tenant_id, postings);
   if (!checked) return std::move(checked).error();
-  write(tenant_id, kind, description, postings, checked->result);
-  const std::string at = time::iso(now_);
+  write(tenant_id, kind, {{description, postings}}, {checked->result});
   for (const auto& [key, balance] : checked->balances) {
     locked_[key].balance = balance;
-    tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ? "
-             "WHERE tenant_id = ? AND id = ?",
-             {balance, at, at, key.tenant_id, key.id});
+    store_balance(key, balance);
   }
   return std::move(checked->result);
+}
+
+Result<std::vector<EntryResult>> Journal::post_all(const std::string& tenant_id,
+                                                   const std::string& kind,
+                                                   const std::vector<NewEntry>& entries) {
+  // Checked one after the other against the balances the entries before left; put back as they
+  // were when one fails.
+  std::map<AccountKey, std::int64_t> before;
+  std::vector<EntryResult> results;
+  results.reserve(entries.size());
+  for (const NewEntry& entry : entries) {
+    auto checked = check(tenant_id, entry.postings);
+    if (!checked) {
+      for (const auto& [key, balance] : before) locked_[key].balance = balance;
+      return std::move(checked).error();
+    }
+    for (const auto& [key, balance] : checked->balances) {
+      before.try_emplace(key, locked_[key].balance);
+      locked_[key].balance = balance;
+    }
+    results.push_back(std::move(checked->result));
+  }
+  write(tenant_id, kind, entries, results);
+  for (const auto& [key, ignored] : before) store_balance(key, locked_[key].balance);
+  return results;
 }
 
 void Journal::store_held(const std::string& tenant_id, const std::string& account_id,
@@ -198,34 +228,54 @@ std::optional<Journal::Balance> Journal::balance_of(const std::string& tenant_id
                                                     const std::string& account_id) const {
   auto locked = locked_.find({tenant_id, account_id});
   if (locked == locked_.end()) return std::nullopt;
-  return Balance{locked->second.balance, locked->second.held};
+  const Locked& account = locked->second;
+  return Balance{account.balance, account.held, account.currency, account.state};
 }
 
 void Journal::write(const std::string& tenant_id, const std::string& kind,
-                    const std::string& description, const std::vector<Posting>& postings,
-                    const EntryResult& result) {
+                    const std::vector<NewEntry>& entries,
+                    const std::vector<EntryResult>& results) {
   const std::string at = time::iso(now_);
-  tx_.exec("INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at) "
-           "VALUES (?, ?, ?, ?, ?)",
-           {tenant_id, result.entry_id, kind, description, at});
-  for (std::size_t i = 0; i < postings.size(); ++i) {
-    const Posting& posting = postings[i];
-    const bool system = system_.contains({tenant_id, posting.account_id});
-    tx_.exec("INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
-             "balance_after, inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-             {tenant_id, result.entry_id, static_cast<std::int64_t>(i), posting.account_id,
-              posting.currency, posting.amount_minor,
-              system ? store::Value(nullptr) : store::Value(result.balances_after[i]), at});
-    if (system) continue;
-    // The type says the direction; the amount is a Money like everywhere else (positive).
-    bool credit = posting.amount_minor > 0;
-    // Never INT64_MIN here: a debit that large could not have left a customer account.
-    std::int64_t magnitude = credit ? posting.amount_minor : *money::negate(posting.amount_minor);
-    events::emit(tx_, tenant_id, credit ? "account.credited" : "account.debited",
-                 event_data(posting.account_id, result.entry_id, magnitude,
-                            result.balances_after[i], posting.currency),
-                 now_);
+  store::Params entry_rows;
+  store::Params posting_rows;
+  std::vector<events::Emission> emissions;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const EntryResult& result = results[e];
+    for (store::Value value : {store::Value(tenant_id), store::Value(result.entry_id),
+                               store::Value(kind), store::Value(entries[e].description),
+                               store::Value(at)}) {
+      entry_rows.push_back(std::move(value));
+    }
+    const std::vector<Posting>& postings = entries[e].postings;
+    for (std::size_t i = 0; i < postings.size(); ++i) {
+      const Posting& posting = postings[i];
+      const bool system = system_.contains({tenant_id, posting.account_id});
+      for (store::Value value :
+           {store::Value(tenant_id), store::Value(result.entry_id),
+            store::Value(static_cast<std::int64_t>(i)), store::Value(posting.account_id),
+            store::Value(posting.currency), store::Value(posting.amount_minor),
+            system ? store::Value(nullptr) : store::Value(result.balances_after[i]),
+            store::Value(at)}) {
+        posting_rows.push_back(std::move(value));
+      }
+      if (system) continue;
+      // The type says the direction; the amount is a Money like everywhere else (positive).
+      bool credit = posting.amount_minor > 0;
+      // Never INT64_MIN here: a debit that large could not have left a customer account.
+      std::int64_t magnitude = credit ? posting.amount_minor : *money::negate(posting.amount_minor);
+      emissions.push_back({tenant_id, credit ? "account.credited" : "account.debited",
+                           event_data(posting.account_id, result.entry_id, magnitude,
+                                      result.balances_after[i], posting.currency),
+                           now_});
+    }
   }
+  store::exec_many(tx_, "INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at)",
+                   5, "", std::move(entry_rows));
+  store::exec_many(tx_,
+                   "INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
+                   "balance_after, inserted_at)",
+                   8, "", std::move(posting_rows));
+  events::emit_many(tx_, emissions);
 }
 
 Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,

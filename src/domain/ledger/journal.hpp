@@ -63,6 +63,17 @@ class Journal {
   Result<EntryResult> post(const std::string& tenant_id, const std::string& kind,
                            const std::string& description, const std::vector<Posting>& postings);
 
+  // Many entries of one kind at once (the network processor's settlements): the checks of
+  // post() for each, in order (each sees the ones before it), but the entries, postings and
+  // events written a few hundred per statement and each account's balance once. All or nothing:
+  // when one entry fails, nothing of any is written (its error is returned).
+  struct NewEntry {
+    std::string description;
+    std::vector<Posting> postings;
+  };
+  Result<std::vector<EntryResult>> post_all(const std::string& tenant_id, const std::string& kind,
+                                            const std::vector<NewEntry>& entries);
+
   // Holds (two-phase payments: card authorizations). A hold keeps part of a locked account's
   // balance from being spent without moving it: the account's available balance (balance - held)
   // drops, its balance does not; a debit may only take what is available. No posting is written:
@@ -73,10 +84,14 @@ class Journal {
   // Gives back held money (a capture, a reversal, an expiry). More than is held is a bug: 500.
   Status release(const std::string& tenant_id, const std::string& account_id,
                  std::int64_t amount_minor);
-  // Balance and held amount of a locked account (nullopt when it is not locked).
+  // Balance, held amount, currency and state of a locked account (nullopt when it is not
+  // locked): what a unit that checks many payments against one account before holding their
+  // sum once (a batch of transfers) reads.
   struct Balance {
     std::int64_t balance = 0;
     std::int64_t held = 0;
+    std::string currency;
+    std::string state;
     std::int64_t available() const { return balance - held; }
   };
   std::optional<Balance> balance_of(const std::string& tenant_id,
@@ -94,8 +109,8 @@ class Journal {
   void store_held(const std::string& tenant_id, const std::string& account_id,
                   std::int64_t held);
   void write(const std::string& tenant_id, const std::string& kind,
-             const std::string& description, const std::vector<Posting>& postings,
-             const EntryResult& result);
+             const std::vector<NewEntry>& entries, const std::vector<EntryResult>& results);
+  void store_balance(const AccountKey& key, std::int64_t balance);
 
   store::Tx& tx_;
   time::Micros now_;

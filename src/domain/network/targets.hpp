@@ -1,0 +1,67 @@
+#pragma once
+// Targets (participant API): a key resolved on the sandbox network, with its creditor masked,
+// valid for limits::k_target_ttl_seconds on the tenant's clock. POST /api/v1/targets/resolve
+// records the resolution request and its Target (table targets, one row for both); a transfer
+// may then name the target by id instead of repeating its query.
+//
+// Target JSON (what the API shows and the row keeps): id (bbtgt_), resolution_request_id
+// (bbtgr_), resolution_type (the query format: plain_key), key_type, key_value,
+// participant_nit, spbvi, payment_id (the network payment id the transfer will carry:
+// `CO.COM.CRB.TRXID` + a 19-character network transaction id), transaction_amount (Money or
+// null), creditor {document_number (masked), document_type, full_name (masked), type},
+// creditor_account {currency_code, number (masked), type}, expires_at, inserted_at.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/result.hpp"
+#include "core/time.hpp"
+#include "domain/network/directory.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::network {
+
+// The query formats a resolution accepts.
+inline constexpr std::string_view k_format_plain_key = "plain_key";
+
+struct TargetRequest {
+  std::string format;  // plain_key
+  std::string value;
+  std::optional<std::int64_t> amount_minor;
+  std::string currency;  // with amount_minor
+};
+
+struct Target {
+  std::string id;                     // bbtgt_
+  std::string resolution_request_id;  // bbtgr_
+  std::string key_type;
+  std::string key_value;
+  std::optional<std::int64_t> amount_minor;
+  std::optional<std::string> currency;
+  std::string payment_id;
+  time::Micros expires_at_micros = 0;
+  std::string json;  // the Target as shown (masked)
+  Resolution resolution;  // unmasked; empty when the target was read back from its row
+};
+
+// The Target JSON of a resolution (masked), with these ids, amount and times.
+std::string target_json(const Resolution& resolution, const std::string& id,
+                        const std::string& resolution_request_id, const std::string& format,
+                        const std::string& payment_id, std::optional<std::int64_t> amount_minor,
+                        const std::string& currency, time::Micros expires_at, time::Micros now);
+
+// Resolves and records (201). 404 target_not_found (at `value`); 400 validation_error for a
+// format other than plain_key (at `format`).
+Result<Target> resolve_target(store::Tx& tx, const std::string& tenant_id,
+                              const TargetRequest& request, time::Micros now);
+
+// A recorded target of the tenant. 404 target_not_found when unknown or another tenant's;
+// 422 target_expired once its expires_at passed on the tenant clock (`path` on both).
+Result<Target> get_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                          time::Micros now, const std::string& path);
+// The same, expired or not (GET /api/v1/targets/{id}: a target stays readable after it can
+// no longer be named). 404 target_not_found at `path`.
+Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                           const std::string& path);
+
+}  // namespace tesoro::network

@@ -1,0 +1,566 @@
+// Acceptance of outgoing transfers (batches and payout legs), their JSON, and their reads. The
+// processor that moves them is in processor.cpp.
+#include "domain/transfers/outgoing_transfers.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/ids.hpp"
+#include "core/json_writer.hpp"
+#include "core/limits.hpp"
+#include "core/money.hpp"
+#include "domain/events/events.hpp"
+#include "domain/ledger/accounts.hpp"
+#include "domain/network/directory.hpp"
+#include "domain/transfers/transfer_rows.hpp"
+#include "store/bulk.hpp"
+#include "store/pages.hpp"
+
+namespace tesoro::transfers {
+namespace {
+
+void optional_string(json_text::Writer& out, const std::optional<std::string>& text) {
+  if (text) {
+    out.string(*text);
+  } else {
+    out.null();
+  }
+}
+
+void money(json_text::Writer& out, std::int64_t amount, const std::string& currency) {
+  out.begin_object().key("amount").integer(amount).key("currency").string(currency).end_object();
+}
+
+// The tenant-time fields every accepted transfer starts with.
+void stamp(Transfer& t, time::Micros now) {
+  t.id = ids::generate("bbot");
+  t.end_to_end_id = ids::end_to_end_id(now);
+  t.state = "created";
+  t.state_reason.reset();
+  t.timemarks_json = rows::with_timemark("{}", "T110", now);
+  t.held_minor = t.amount_minor;
+  t.next_step_at_micros = now + limits::k_transfer_step_seconds * time::k_micros_per_second;
+  t.inserted_at = t.updated_at = time::iso(now);
+}
+
+Error insufficient_funds(std::int64_t available) {
+  return errors::of(ErrorCode::insufficient_funds, "amount.amount",
+                    "the source account's available balance (" + std::to_string(available) +
+                        ") does not cover the amount");
+}
+
+// What the batch may still hold of its locked source: the checks journal.hold makes, against
+// the available balance less what the items accepted before took.
+struct Funds {
+  std::string account_id;
+  std::string currency;
+  std::string state;
+  std::int64_t available = 0;
+
+  Status check(const Transfer& t) const {
+    if (state != "active") {
+      return errors::of(ErrorCode::account_invalid_state, std::nullopt,
+                        "account " + account_id + " is " + state + ": it cannot be held");
+    }
+    if (t.currency != currency) return ledger::currency_mismatch(currency);
+    if (t.amount_minor > available) return insufficient_funds(available);
+    return ok_status();
+  }
+};
+
+// A network payment id: the tag-90 GUI and a new network transaction id.
+std::string new_payment_id() {
+  return "CO.COM." + std::string(network::k_network_code) + ".TRXID" +
+         ids::network_transaction_id();
+}
+
+// The keys and targets the items of one batch name, each resolved once.
+class Resolver {
+ public:
+  Resolver(store::Tx& tx, const std::string& tenant_id, time::Micros now)
+      : tx_(tx), tenant_id_(tenant_id), now_(now) {}
+
+  const Result<network::Resolution>& plain_key(const std::string& value) {
+    auto found = keys_.find(value);
+    if (found == keys_.end()) {
+      found = keys_.emplace(value, network::resolve_plain_key(tx_, value, "query.value")).first;
+    }
+    return found->second;
+  }
+
+  struct Named {
+    network::Target target;
+    network::Resolution resolution;  // the target's key, resolved again now
+  };
+  const Result<Named>& target(const std::string& id) {
+    auto found = targets_.find(id);
+    if (found == targets_.end()) found = targets_.emplace(id, resolve_target(id)).first;
+    return found->second;
+  }
+
+ private:
+  Result<Named> resolve_target(const std::string& id) {
+    auto target = network::get_target(tx_, tenant_id_, id, now_, "target_id");
+    if (!target) return std::move(target).error();
+    auto resolution = network::resolve_key(tx_, target->key_type, target->key_value, "target_id");
+    if (!resolution) return std::move(resolution).error();
+    return Named{std::move(target).value(), std::move(resolution).value()};
+  }
+
+  store::Tx& tx_;
+  const std::string& tenant_id_;
+  time::Micros now_;
+  std::map<std::string, Result<network::Resolution>> keys_;
+  std::map<std::string, Result<Named>> targets_;
+};
+
+// The amount of an item against its target's transaction_amount.
+Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::int64_t>& target,
+                   const std::optional<std::string>& target_currency, std::int64_t max) {
+  if (item.amount_minor && target &&
+      (*item.amount_minor != *target || item.currency != target_currency.value_or(""))) {
+    return errors::of(ErrorCode::target_amount_mismatch, "amount.amount",
+                      "the amount " + money::display(*item.amount_minor, item.currency) +
+                          " differs from the target's transaction amount " +
+                          money::display(*target, target_currency.value_or("")));
+  }
+  if (item.amount_minor) {
+    t.amount_minor = *item.amount_minor;
+    t.currency = item.currency;
+  } else if (target) {
+    t.amount_minor = *target;
+    t.currency = target_currency.value_or("");
+  } else {
+    return errors::of(ErrorCode::amount_not_provided, "amount",
+                      "the transfer has no amount and its target has no transaction amount");
+  }
+  if (t.amount_minor > max) {
+    return errors::amount_exceeds_max_limit(t.amount_minor, max, t.currency, "amount.amount");
+  }
+  return ok_status();
+}
+
+// A batch item made a transfer of the batch (not yet stamped), or why it is rejected (paths
+// relative to the item). Outcomes in precedence order: amount_exceeds_max_limit (an amount
+// given above the maximum), target_not_found, target_expired, amount_not_provided,
+// amount_exceeds_max_limit (the target's amount), target_amount_mismatch.
+Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchItem& item,
+                         const std::string& payer_name, time::Micros now) {
+  if (item.amount_minor && *item.amount_minor > input.max_amount_minor) {
+    return errors::amount_exceeds_max_limit(*item.amount_minor, input.max_amount_minor,
+                                            item.currency, "amount.amount");
+  }
+  Transfer t;
+  const network::Resolution* resolution = nullptr;
+  std::optional<std::int64_t> target_amount;
+  std::optional<std::string> target_currency;
+  if (item.target_id) {
+    const auto& named = resolver.target(*item.target_id);
+    if (!named) return named.error();
+    const network::Target& target = named->target;
+    resolution = &named->resolution;
+    t.target_id = target.id;
+    t.resolution_request_id = target.resolution_request_id;
+    t.payment_id = target.payment_id;
+    t.key_type = target.key_type;
+    t.key_value = target.key_value;
+    t.target_json = target.json;
+    target_amount = target.amount_minor;
+    target_currency = target.currency;
+  } else {
+    const auto& resolved = resolver.plain_key(item.query ? item.query->value : "");
+    if (!resolved) return resolved.error();
+    resolution = &resolved.value();
+    t.target_id = ids::generate("bbtgt");
+    t.resolution_request_id = ids::generate("bbtgr");
+    t.payment_id = new_payment_id();
+    t.key_type = resolution->key_type;
+    t.key_value = resolution->key_value;
+    t.query = item.query;
+  }
+  if (Status amount = take_amount(t, item, target_amount, target_currency,
+                                  input.max_amount_minor);
+      !amount) {
+    return amount.error();
+  }
+  if (!item.target_id) {
+    t.target_json = network::target_json(
+        *resolution, t.target_id, t.resolution_request_id, std::string(network::k_format_plain_key),
+        t.payment_id, std::nullopt, t.currency,
+        now + limits::k_target_ttl_seconds * time::k_micros_per_second, now);
+  }
+  t.external_id = item.external_id;
+  t.tenant_account_id = input.tenant_account_id;
+  t.description = item.description ? item.description : input.description;
+  t.payer_name = payer_name;
+  t.expected_creditor = item.expected_creditor;
+  t.metadata = item.metadata;
+  t.sandbox_failure = requested_failure(t.description);
+  if (!t.sandbox_failure) t.sandbox_failure = resolution->sandbox_failure;
+  t.creditor_tenant_id = resolution->collection_tenant_id;
+  t.creditor_collection_id = resolution->collection_id;
+  return t;
+}
+
+// Every error path under transfers.<index>.
+Error under_item(Error error, std::size_t index) {
+  const std::string prefix = "transfers." + std::to_string(index);
+  for (ErrorItem& item : error.errors) {
+    item.path = item.path ? prefix + "." + *item.path : prefix;
+  }
+  return error;
+}
+
+// The tenant's transfers with these external ids, by external id.
+std::map<std::string, Transfer> by_external_ids(store::Tx& tx, const std::string& tenant_id,
+                                                const std::vector<std::string>& external_ids) {
+  std::map<std::string, Transfer> found;
+  store::for_each_chunk(external_ids.size(), [&](std::size_t first, std::size_t count) {
+    store::Params params = {tenant_id};
+    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(external_ids[i]);
+    for (const store::Row& row :
+         tx.query(std::string("SELECT ") + rows::k_columns +
+                      " FROM outgoing_transfers WHERE tenant_id = ? AND external_id IN " +
+                      store::in_list(count),
+                  params)) {
+      Transfer t = rows::from_row(row);
+      std::string key = *t.external_id;
+      found.emplace(std::move(key), std::move(t));
+    }
+  });
+  return found;
+}
+
+// The source of a batch: the tenant's own originator account, active. 404
+// tenant_account_not_found otherwise.
+Result<ledger::Account> source_account(store::Tx& tx, const std::string& tenant_id,
+                                       const std::string& id) {
+  auto account = ledger::get_account(tx, tenant_id, id, ledger::Surface::participant);
+  if (!account) {
+    return errors::of(ErrorCode::tenant_account_not_found, "tenant_account_id",
+                      "tenant account not found");
+  }
+  if (account->role.value_or("") != "originator") {
+    return errors::of(ErrorCode::tenant_account_not_found, "tenant_account_id",
+                      "the tenant account is not an originator account (its role is " +
+                          account->role.value_or("") + ")");
+  }
+  if (account->state != "active") {
+    return errors::of(ErrorCode::tenant_account_not_found, "tenant_account_id",
+                      "the tenant account is not active (it is " + account->state + ")");
+  }
+  return account;
+}
+
+// Writes the accepted transfers and their events (accepted_texts, aligned with accepted). A
+// transfer that another unit's transfer with the same external id beat (PostgreSQL: committed
+// between our read and our insert) is not accepted after all: it is listed as duplicated, and
+// added to `known` (the tenant's transfers by external id), for the items that repeat it.
+void write_accepted(store::Tx& tx, const std::string& tenant_id, Batch& batch,
+                    std::map<std::string, Transfer>& known, time::Micros now) {
+  const std::vector<bool> inserted = rows::insert(tx, tenant_id, batch.accepted);
+  std::vector<std::string> beaten;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < inserted.size(); ++i) {
+    if (!inserted[i]) {
+      beaten.push_back(*batch.accepted[i].external_id);
+      continue;
+    }
+    if (kept != i) {
+      batch.accepted[kept] = std::move(batch.accepted[i]);
+      batch.accepted_texts[kept] = std::move(batch.accepted_texts[i]);
+    }
+    ++kept;
+  }
+  batch.accepted.resize(kept);
+  batch.accepted_texts.resize(kept);
+  std::vector<events::Emission> emissions;
+  emissions.reserve(kept);
+  for (const std::string& text : batch.accepted_texts) {
+    emissions.push_back({tenant_id, "outgoing_transfer.created", text, now});
+  }
+  events::emit_many(tx, emissions);
+  for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
+    batch.duplicated.push_back(winner);
+    known.emplace(external_id, std::move(winner));
+  }
+}
+
+void insert_batch(store::Tx& tx, const std::string& tenant_id, const Batch& batch) {
+  tx.exec("INSERT INTO outgoing_transfer_batches (tenant_id, id, tenant_account_id, description, "
+          "state, accepted_count, duplicated_count, rejected_count, inserted_at, updated_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {tenant_id, batch.id, batch.tenant_account_id, store::optional_value(batch.description),
+           batch.state, static_cast<std::int64_t>(batch.accepted.size()),
+           static_cast<std::int64_t>(batch.duplicated.size()),
+           static_cast<std::int64_t>(batch.rejected.size()), batch.inserted_at,
+           batch.updated_at});
+}
+
+}  // namespace
+
+const std::vector<std::string>& states() {
+  static const std::vector<std::string> values = {
+      "created", "processing", "target_resolved", "held", "sent_to_breb_provider",
+      "successful", "failed"};
+  return values;
+}
+
+std::string transfer_text(const Transfer& t) {
+  json_text::Writer out(1536);
+  out.begin_object().key("id").string(t.id).key("batch_id");
+  optional_string(out, t.batch_id);
+  out.key("external_id");
+  optional_string(out, t.external_id);
+  out.key("tenant_account_id").string(t.tenant_account_id).key("amount");
+  money(out, t.amount_minor, t.currency);
+  out.key("description");
+  optional_string(out, t.description);
+  out.key("end_to_end_id").string(t.end_to_end_id).key("payment_id").string(t.payment_id);
+  out.key("payer_name").string(t.payer_name);
+  out.key("resolution_request_id").string(t.resolution_request_id);
+  out.key("metadata").raw(t.metadata.empty() ? "{}" : ledger::encode_metadata(t.metadata));
+  out.key("state").string(t.state).key("state_reason");
+  optional_string(out, t.state_reason);
+  out.key("timemarks").raw(t.timemarks_json).key("expected_creditor");
+  if (t.expected_creditor) {
+    out.begin_object().key("document_number").string(t.expected_creditor->document_number);
+    out.key("document_type").string(t.expected_creditor->document_type).end_object();
+  } else {
+    out.null();
+  }
+  out.key("query");
+  if (t.query) {
+    out.begin_object().key("format").string(t.query->format);
+    out.key("value").string(t.query->value).end_object();
+  } else {
+    out.null();
+  }
+  out.key("target").raw(t.target_json);
+  out.key("inserted_at").string(t.inserted_at).key("updated_at").string(t.updated_at);
+  out.end_object();
+  return out.take();
+}
+
+std::string batch_text(const Batch& batch) {
+  json_text::Writer out(1024 + 1536 * (batch.accepted.size() + batch.duplicated.size()));
+  out.begin_object().key("id").string(batch.id);
+  out.key("tenant_account_id").string(batch.tenant_account_id).key("description");
+  optional_string(out, batch.description);
+  out.key("state").string(batch.state).key("accepted_transfers").begin_array();
+  const bool written = batch.accepted_texts.size() == batch.accepted.size();
+  for (std::size_t i = 0; i < batch.accepted.size(); ++i) {
+    out.raw(written ? batch.accepted_texts[i] : transfer_text(batch.accepted[i]));
+  }
+  out.end_array().key("duplicated_transfers").begin_array();
+  for (const Transfer& t : batch.duplicated) out.raw(transfer_text(t));
+  out.end_array().key("rejected_transfers").begin_array();
+  for (const RejectedItem& item : batch.rejected) {
+    const ErrorItem& first = item.error.errors.front();
+    out.begin_object().key("index").integer(static_cast<std::int64_t>(item.index));
+    out.key("external_id");
+    optional_string(out, item.external_id.empty() ? std::nullopt
+                                                  : std::optional<std::string>(item.external_id));
+    out.key("error_code").string(first.error_code).key("message").string(first.message);
+    out.key("path");
+    optional_string(out, first.path);
+    out.key("errors").begin_array();
+    for (const ErrorItem& problem : item.error.errors) {
+      out.begin_object().key("error_code").string(problem.error_code);
+      out.key("message").string(problem.message).key("path");
+      optional_string(out, problem.path);
+      out.end_object();
+    }
+    out.end_array().end_object();
+  }
+  out.end_array();
+  out.key("inserted_at").string(batch.inserted_at).key("updated_at").string(batch.updated_at);
+  out.end_object();
+  return out.take();
+}
+
+Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
+                                    const NewBatch& input, time::Micros now) {
+  auto account = source_account(tx, tenant_id, input.tenant_account_id);
+  if (!account) return std::move(account).error();
+  const std::string payer_name = account->beneficiary ? account->beneficiary->full_name : "";
+  PreparedBatch prepared;
+  prepared.id = ids::generate("bbotb");
+  prepared.tenant_account_id = input.tenant_account_id;
+  prepared.description = input.description;
+  prepared.now = now;
+  prepared.rejected = input.rejected;
+  // An item whose external_id is already taken is a duplicate whatever it says: not prepared.
+  std::vector<std::string> external_ids;
+  for (const auto& [index, item] : input.items) external_ids.push_back(item.external_id);
+  const std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
+  Resolver resolver(tx, tenant_id, now);
+  prepared.items.reserve(input.items.size());
+  for (const auto& [index, item] : input.items) {
+    PreparedItem& out = prepared.items.emplace_back();
+    out.index = index;
+    out.external_id = item.external_id;
+    if (auto found = existing.find(item.external_id); found != existing.end()) {
+      out.duplicate_of = found->second;
+      continue;
+    }
+    auto transfer = prepare(resolver, input, item, payer_name, now);
+    if (!transfer) {
+      out.rejection = under_item(std::move(transfer).error(), index);
+      continue;
+    }
+    out.transfer = std::move(transfer).value();
+    stamp(*out.transfer, now);
+    out.transfer->batch_id = prepared.id;
+    out.text = transfer_text(*out.transfer);
+  }
+  return prepared;
+}
+
+Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
+                           const PreparedBatch& prepared) {
+  if (auto account = source_account(tx, tenant_id, prepared.tenant_account_id); !account) {
+    return std::move(account).error();
+  }
+  // The one lock of the batch: every item is checked against the balance read under it.
+  ledger::Journal journal(tx, prepared.now);
+  if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
+    return std::move(locked).error();
+  }
+  const auto balance = journal.balance_of(tenant_id, prepared.tenant_account_id);
+  Funds funds{prepared.tenant_account_id, balance->currency, balance->state,
+              balance->available()};
+  Batch batch;
+  batch.id = prepared.id;
+  batch.tenant_account_id = prepared.tenant_account_id;
+  batch.description = prepared.description;
+  batch.rejected = prepared.rejected;
+  batch.inserted_at = batch.updated_at = time::iso(prepared.now);
+  // The tenant's transfers the preparation found by external id; those that other units
+  // committed since are found by the inserts (write_accepted).
+  std::map<std::string, Transfer> existing;
+  for (const PreparedItem& item : prepared.items) {
+    if (item.duplicate_of) existing.emplace(item.external_id, *item.duplicate_of);
+  }
+  std::set<std::string> accepted_ids;
+  std::vector<std::string> duplicated_ids;  // in item order, listed once written
+  for (const PreparedItem& item : prepared.items) {
+    if (existing.contains(item.external_id) || accepted_ids.contains(item.external_id)) {
+      duplicated_ids.push_back(item.external_id);
+      continue;
+    }
+    if (!item.rejection && !item.transfer) return errors::internal();
+    Status funded = item.rejection ? Status(*item.rejection) : funds.check(*item.transfer);
+    if (!funded) {
+      Error error = std::move(funded).error();
+      if (!item.rejection) error = under_item(std::move(error), item.index);
+      batch.rejected.push_back({item.index, item.external_id, std::move(error)});
+      continue;
+    }
+    funds.available -= item.transfer->amount_minor;
+    accepted_ids.insert(item.external_id);
+    batch.accepted.push_back(*item.transfer);
+    batch.accepted_texts.push_back(item.text);
+  }
+  write_accepted(tx, tenant_id, batch, existing, prepared.now);
+  if (!duplicated_ids.empty()) {
+    std::map<std::string_view, const Transfer*> accepted_by;
+    for (const Transfer& t : batch.accepted) accepted_by.emplace(*t.external_id, &t);
+    for (const std::string& external_id : duplicated_ids) {
+      auto found = existing.find(external_id);
+      batch.duplicated.push_back(found != existing.end() ? found->second
+                                                         : *accepted_by.at(external_id));
+    }
+  }
+  // One hold for the whole batch: the held column is written once, not once per transfer.
+  std::int64_t total = 0;
+  for (const Transfer& t : batch.accepted) total += t.amount_minor;  // <= the available balance
+  if (total > 0) {
+    if (Status held = journal.hold(tenant_id, prepared.tenant_account_id, total, funds.currency);
+        !held) {
+      return errors::internal();  // the items were checked against the same locked balance
+    }
+    tx.notify(std::string(k_moving_topic));
+  }
+  std::sort(batch.rejected.begin(), batch.rejected.end(),
+            [](const RejectedItem& a, const RejectedItem& b) { return a.index < b.index; });
+  batch.state = batch.accepted.empty() ? "completed" : "created";
+  insert_batch(tx, tenant_id, batch);
+  return batch;
+}
+
+Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const NewBatch& input,
+                           time::Micros now) {
+  auto prepared = prepare_batch(tx, tenant_id, input, now);
+  if (!prepared) return std::move(prepared).error();
+  return create_batch(tx, tenant_id, prepared.value());
+}
+
+Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Journal& journal,
+                        Transfer transfer, time::Micros now) {
+  stamp(transfer, now);
+  if (Status held = journal.hold(tenant_id, transfer.tenant_account_id, transfer.amount_minor,
+                                 transfer.currency);
+      !held) {
+    return std::move(held).error();
+  }
+  if (!rows::insert(tx, tenant_id, {transfer}).front()) {
+    // Only a transfer with an external_id can clash, and payout legs have none.
+    if (Status released =
+            journal.release(tenant_id, transfer.tenant_account_id, transfer.amount_minor);
+        !released) {
+      return std::move(released).error();
+    }
+    return errors::internal();
+  }
+  if (!transfer.payout_id) {
+    events::emit(tx, tenant_id, "outgoing_transfer.created", transfer_text(transfer), now);
+  }
+  tx.notify(std::string(k_moving_topic));
+  return transfer;
+}
+
+Result<Transfer> get_any_transfer(store::Tx& tx, const std::string& tenant_id,
+                                  const std::string& id) {
+  auto row = tx.query_one(std::string("SELECT ") + rows::k_columns +
+                              " FROM outgoing_transfers WHERE tenant_id = ? AND id = ?",
+                          {tenant_id, id});
+  if (!row) return errors::item_not_found("outgoing transfer");
+  return rows::from_row(*row);
+}
+
+Result<Transfer> get_transfer(store::Tx& tx, const std::string& tenant_id, const std::string& id) {
+  auto found = get_any_transfer(tx, tenant_id, id);
+  if (found && found->payout_id) return errors::item_not_found("outgoing transfer");
+  return found;
+}
+
+Result<PageOf<Transfer>> list_transfers(store::Tx& tx, const std::string& tenant_id,
+                                        const TransferFilter& filter, std::int64_t offset,
+                                        std::int64_t limit) {
+  std::string where = " FROM outgoing_transfers WHERE tenant_id = ? AND payout_id IS NULL";
+  store::Params params = {tenant_id};
+  store::where_equal(where, params, "state", filter.state);
+  store::where_equal(where, params, "external_id", filter.external_id);
+  store::where_equal(where, params, "batch_id", filter.batch_id);
+  return store::query_page<Transfer>(tx, rows::k_columns, where, params,
+                                     "inserted_at DESC, id DESC", offset, limit, rows::from_row);
+}
+
+Result<Transfer> find_successful_by(store::Tx& tx, const std::string& tenant_id,
+                                    const std::string& external_id) {
+  auto found = by_external_ids(tx, tenant_id, {external_id});
+  if (found.empty()) {
+    return errors::of(ErrorCode::item_not_found, "external_id",
+                      "no outgoing transfer has this external_id");
+  }
+  Transfer& t = found.begin()->second;
+  if (t.state != "successful") {
+    return errors::of(ErrorCode::invalid_state, "external_id",
+                      "the outgoing transfer is " + t.state + ", not successful");
+  }
+  return std::move(t);
+}
+
+}  // namespace tesoro::transfers

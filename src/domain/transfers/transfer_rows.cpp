@@ -1,0 +1,210 @@
+#include "domain/transfers/transfer_rows.hpp"
+
+#include <boost/json.hpp>
+
+#include <array>
+#include <set>
+
+#include "core/json_writer.hpp"
+#include "domain/json_columns.hpp"
+#include "store/bulk.hpp"
+
+namespace tesoro::transfers::rows {
+namespace {
+
+namespace json = boost::json;
+
+constexpr const char* k_insert_head =
+    "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, payout_id, external_id, "
+    "tenant_account_id, amount, currency, description, end_to_end_id, payment_id, payer_name, "
+    "resolution_request_id, target_id, key_type, key_value, target, query, expected_creditor, "
+    "metadata, state, state_reason, sandbox_failure, timemarks, held, next_step_at_micros, "
+    "creditor_tenant_id, creditor_collection_id, attempt_id, entry_id, inserted_at, updated_at)";
+constexpr std::size_t k_insert_width = 32;
+
+// The flow, in order: each state's successor is the next one.
+constexpr std::array<std::string_view, 6> k_flow = {
+    "created", "processing", "target_resolved", "held", "sent_to_breb_provider", "successful"};
+
+std::optional<std::string> query_text(const std::optional<Query>& query) {
+  if (!query) return std::nullopt;
+  json_text::Writer out(64);
+  out.begin_object().key("format").string(query->format).key("value").string(query->value);
+  out.end_object();
+  return out.take();
+}
+
+std::optional<std::string> creditor_text(const std::optional<ExpectedCreditor>& creditor) {
+  if (!creditor) return std::nullopt;
+  json_text::Writer out(64);
+  out.begin_object().key("document_number").string(creditor->document_number);
+  out.key("document_type").string(creditor->document_type).end_object();
+  return out.take();
+}
+
+store::Value optional_integer(const std::optional<std::int64_t>& value) {
+  if (!value) return nullptr;
+  return *value;
+}
+
+}  // namespace
+
+const char* const k_columns =
+    "id, batch_id, payout_id, external_id, tenant_account_id, amount, currency, description, "
+    "end_to_end_id, payment_id, payer_name, resolution_request_id, target_id, key_type, "
+    "key_value, target, query, expected_creditor, metadata, state, state_reason, "
+    "sandbox_failure, timemarks, held, next_step_at_micros, creditor_tenant_id, "
+    "creditor_collection_id, attempt_id, entry_id, inserted_at, updated_at";
+
+Transfer from_row(const store::Row& row) {
+  Transfer t;
+  t.id = row.text(0);
+  t.batch_id = row.optional_text(1);
+  t.payout_id = row.optional_text(2);
+  t.external_id = row.optional_text(3);
+  t.tenant_account_id = row.text(4);
+  t.amount_minor = row.integer(5);
+  t.currency = row.text(6);
+  t.description = row.optional_text(7);
+  t.end_to_end_id = row.text(8);
+  t.payment_id = row.text(9);
+  t.payer_name = row.text(10);
+  t.resolution_request_id = row.text(11);
+  t.target_id = row.text(12);
+  t.key_type = row.text(13);
+  t.key_value = row.text(14);
+  t.target_json = row.text(15);
+  if (auto text = row.optional_text(16)) {
+    const json::value parsed = json::parse(*text);
+    t.query = Query{json_columns::text(parsed.as_object(), "format"),
+                    json_columns::text(parsed.as_object(), "value")};
+  }
+  if (auto text = row.optional_text(17)) {
+    const json::value parsed = json::parse(*text);
+    t.expected_creditor = ExpectedCreditor{json_columns::text(parsed.as_object(), "document_number"),
+                                           json_columns::text(parsed.as_object(), "document_type")};
+  }
+  t.metadata = ledger::decode_metadata(row.text(18));
+  t.state = row.text(19);
+  t.state_reason = row.optional_text(20);
+  t.sandbox_failure = row.optional_text(21);
+  t.timemarks_json = row.text(22);
+  t.held_minor = row.integer(23);
+  t.next_step_at_micros = row.optional_integer(24);
+  t.creditor_tenant_id = row.optional_text(25);
+  t.creditor_collection_id = row.optional_text(26);
+  t.attempt_id = row.optional_text(27);
+  t.entry_id = row.optional_text(28);
+  t.inserted_at = row.text(29);
+  t.updated_at = row.text(30);
+  return t;
+}
+
+std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
+                         const std::vector<Transfer>& transfers) {
+  store::Params values;
+  values.reserve(transfers.size() * k_insert_width);
+  for (const Transfer& t : transfers) {
+    for (store::Value value :
+         {store::Value(tenant_id), store::Value(t.id), store::optional_value(t.batch_id),
+          store::optional_value(t.payout_id), store::optional_value(t.external_id),
+          store::Value(t.tenant_account_id), store::Value(t.amount_minor),
+          store::Value(t.currency), store::optional_value(t.description),
+          store::Value(t.end_to_end_id), store::Value(t.payment_id), store::Value(t.payer_name),
+          store::Value(t.resolution_request_id), store::Value(t.target_id),
+          store::Value(t.key_type), store::Value(t.key_value), store::Value(t.target_json),
+          store::optional_value(query_text(t.query)),
+          store::optional_value(creditor_text(t.expected_creditor)),
+          store::Value(ledger::encode_metadata(t.metadata)), store::Value(t.state),
+          store::optional_value(t.state_reason), store::optional_value(t.sandbox_failure),
+          store::Value(t.timemarks_json), store::Value(t.held_minor),
+          optional_integer(t.next_step_at_micros), store::optional_value(t.creditor_tenant_id),
+          store::optional_value(t.creditor_collection_id), store::optional_value(t.attempt_id),
+          store::optional_value(t.entry_id), store::Value(t.inserted_at),
+          store::Value(t.updated_at)}) {
+      values.push_back(std::move(value));
+    }
+  }
+  // A transfer whose external_id the tenant has is not inserted (and returns no id).
+  const store::Rows inserted =
+      store::exec_many(tx, k_insert_head, k_insert_width,
+                         "ON CONFLICT (tenant_id, external_id) DO NOTHING RETURNING id",
+                         std::move(values));
+  std::set<std::string> ids;
+  for (const store::Row& row : inserted) ids.insert(row.text(0));
+  std::vector<bool> outcome;
+  outcome.reserve(transfers.size());
+  for (const Transfer& t : transfers) outcome.push_back(ids.contains(t.id));
+  return outcome;
+}
+
+void save_progress(store::Tx& tx, const std::string& tenant_id,
+                   const std::vector<const Transfer*>& transfers) {
+  store::Params values;
+  values.reserve(transfers.size() * 13);
+  for (const Transfer* t : transfers) {
+    for (store::Value value :
+         {store::Value(tenant_id), store::Value(t->id), store::Value(t->state),
+          store::optional_value(t->state_reason), store::optional_value(t->sandbox_failure),
+          store::Value(t->timemarks_json), store::Value(t->held_minor),
+          optional_integer(t->next_step_at_micros), store::optional_value(t->creditor_tenant_id),
+          store::optional_value(t->creditor_collection_id), store::optional_value(t->attempt_id),
+          store::optional_value(t->entry_id), store::Value(t->updated_at)}) {
+      values.push_back(std::move(value));
+    }
+  }
+  // VALUES columns are column1, column2, ... on both engines; PostgreSQL reads parameters there
+  // as text, hence the casts of the integers.
+  store::exec_many(
+      tx,
+      "UPDATE outgoing_transfers SET state = v.column3, state_reason = v.column4, "
+      "sandbox_failure = v.column5, timemarks = v.column6, held = CAST(v.column7 AS BIGINT), "
+      "next_step_at_micros = CAST(v.column8 AS BIGINT), creditor_tenant_id = v.column9, "
+      "creditor_collection_id = v.column10, attempt_id = v.column11, entry_id = v.column12, "
+      "updated_at = v.column13 FROM (",
+      13,
+      ") AS v WHERE outgoing_transfers.tenant_id = v.column1 "
+      "AND outgoing_transfers.id = v.column2",
+      std::move(values));
+}
+
+std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
+                             const std::vector<std::string>& ids, bool lock) {
+  std::vector<Transfer> found;
+  found.reserve(ids.size());
+  store::for_each_chunk(ids.size(), [&](std::size_t first, std::size_t count) {
+    store::Params params = {tenant_id};
+    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(ids[i]);
+    const std::string sql = std::string("SELECT ") + k_columns +
+                            " FROM outgoing_transfers WHERE tenant_id = ? AND id IN " +
+                            store::in_list(count) + std::string(lock ? tx.lock_rows() : "");
+    for (const store::Row& row : tx.query(sql, params)) found.push_back(from_row(row));
+  });
+  return found;
+}
+
+std::string_view next_state(std::string_view state) {
+  for (std::size_t i = 0; i + 1 < k_flow.size(); ++i) {
+    if (k_flow[i] == state) return k_flow[i + 1];
+  }
+  return "";
+}
+
+bool is_final(std::string_view state) { return state == "successful" || state == "failed"; }
+
+std::string with_timemark(const std::string& timemarks_json, std::string_view mark,
+                          time::Micros at) {
+  // The column is always an object this module wrote: `{}` or `{"T110":"...",...}`.
+  std::string out = timemarks_json.substr(0, timemarks_json.rfind('}'));
+  if (out.size() > 1) out += ',';
+  json_text::Writer value(40);
+  value.string(time::iso_local(at));
+  out += '"';
+  out += mark;
+  out += "\":";
+  out += value.text();
+  out += '}';
+  return out;
+}
+
+}  // namespace tesoro::transfers::rows

@@ -1,0 +1,44 @@
+#pragma once
+// Inside the transfers module: the outgoing_transfers row and what acceptance and the processor
+// share (the flow's steps, timemarks).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "domain/transfers/outgoing_transfers.hpp"
+#include "store/store.hpp"
+
+namespace tesoro::transfers::rows {
+
+// The columns from_row reads, in its order.
+extern const char* const k_columns;
+
+Transfer from_row(const store::Row& row);
+
+// Inserts the transfers in few statements. Returns, for each, whether it was inserted: false
+// when the tenant already had its external_id (another unit committed it meanwhile).
+std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
+                         const std::vector<Transfer>& transfers);
+
+// Writes what the processor changes (state, state_reason, sandbox_failure, timemarks, held,
+// next_step_at_micros, creditor, attempt_id, entry_id, updated_at) of the tenant's transfers,
+// a few hundred per statement.
+void save_progress(store::Tx& tx, const std::string& tenant_id,
+                   const std::vector<const Transfer*>& transfers);
+
+// The transfers of the tenant with these ids (any order; unknown ids are left out). `lock`
+// takes their rows (FOR UPDATE on PostgreSQL).
+std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
+                             const std::vector<std::string>& ids, bool lock);
+
+// The state after `state` in the flow (created -> processing -> target_resolved -> held ->
+// sent_to_breb_provider -> successful); "" after a final state.
+std::string_view next_state(std::string_view state);
+bool is_final(std::string_view state);
+
+// timemarks with `mark` set to `at` (ISO 8601 without zone).
+std::string with_timemark(const std::string& timemarks_json, std::string_view mark,
+                          time::Micros at);
+
+}  // namespace tesoro::transfers::rows

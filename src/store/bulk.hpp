@@ -1,0 +1,81 @@
+#pragma once
+// Many rows in few statements: what a unit that writes a thousand rows of one table (a batch of
+// transfers and their events) uses instead of a thousand single-row statements. On PostgreSQL
+// each statement is a round trip; on SQLite each is a prepare-cache lookup, a bind and a step.
+#include <array>
+#include <iterator>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "store/store.hpp"
+
+namespace tesoro::store {
+
+// Rows per statement, largest first: every count splits into these, so a statement's text is
+// one of a few (the engines cache prepared statements by text) and its parameters stay far
+// below SQLite's 32,766 and PostgreSQL's 65,535 (at 40 columns: 10,000).
+inline constexpr std::array<std::size_t, 4> k_bulk_rows = {250, 50, 10, 1};
+
+// `<head> VALUES (?, ...), (?, ...) <tail>` with `width` placeholders per row.
+inline std::string bulk_statement(std::string_view head, std::size_t width, std::size_t rows,
+                                  std::string_view tail) {
+  std::string row = "(";
+  for (std::size_t i = 0; i < width; ++i) row += i == 0 ? "?" : ", ?";
+  row += ")";
+  std::string sql(head);
+  sql += " VALUES ";
+  sql.reserve(sql.size() + rows * (row.size() + 2) + tail.size() + 1);
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (i > 0) sql += ", ";
+    sql += row;
+  }
+  if (!tail.empty()) {
+    sql += ' ';
+    sql += tail;
+  }
+  return sql;
+}
+
+// Calls fn(first, count) over [0, total) in chunks of the k_bulk_rows sizes, largest first.
+template <class Fn>
+void for_each_chunk(std::size_t total, Fn fn) {
+  std::size_t done = 0;
+  for (std::size_t chunk : k_bulk_rows) {
+    while (total - done >= chunk) {
+      fn(done, chunk);
+      done += chunk;
+    }
+  }
+}
+
+// "(?, ?, ...)" with `count` placeholders: an IN list of one chunk (for_each_chunk).
+inline std::string in_list(std::size_t count) {
+  std::string list = "(";
+  for (std::size_t i = 0; i < count; ++i) list += i == 0 ? "?" : ", ?";
+  return list + ")";
+}
+
+// Runs `<head> VALUES ... <tail>` over every row of `values` (row after row, `width` values
+// each) in statements of k_bulk_rows rows, in order: an INSERT of many rows, or an UPDATE ...
+// FROM (VALUES ...) AS v whose columns are v.column1, v.column2, ... on both engines. Returns the
+// rows the statements returned (a tail with RETURNING), in statement order.
+inline Rows exec_many(Tx& tx, std::string_view head, std::size_t width, std::string_view tail,
+                        Params values) {
+  Rows returned;
+  if (width == 0) return returned;
+  const bool returning = tail.find("RETURNING") != std::string_view::npos;
+  for_each_chunk(values.size() / width, [&](std::size_t first, std::size_t count) {
+    Params part(std::make_move_iterator(values.begin() + first * width),
+                std::make_move_iterator(values.begin() + (first + count) * width));
+    const std::string sql = bulk_statement(head, width, count, tail);
+    if (!returning) {
+      tx.exec(sql, part);
+      return;
+    }
+    for (Row& row : tx.query(sql, part)) returned.push_back(std::move(row));
+  });
+  return returned;
+}
+
+}  // namespace tesoro::store

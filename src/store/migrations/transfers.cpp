@@ -1,0 +1,79 @@
+// Sending money on the participant and core APIs: targets resolved on the sandbox network,
+// outgoing transfer batches and their transfers, and payouts (whose network leg is an outgoing
+// transfer moved by the same processor).
+#include "store/migrations/migrations.hpp"
+
+namespace tesoro::store {
+
+std::vector<Migration> transfer_migrations() {
+  return {
+      {14,
+       "transfers",
+       {
+           // A resolution of a key on the network (POST /api/v1/targets/resolve): the request
+           // (resolution_request_id, format, value, the optional amount) and the Target it
+           // found. target: the Target's JSON as the API shows it (creditor data already
+           // masked: nothing unmasked is stored). key_type/key_value: the normalised key, which
+           // a transfer naming this target pays. expires_at_micros: tenant time after which a
+           // transfer may no longer name it.
+           "CREATE TABLE targets (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "resolution_request_id TEXT NOT NULL, format TEXT NOT NULL, value TEXT NOT NULL, "
+           "key_type TEXT NOT NULL, key_value TEXT NOT NULL, amount BIGINT, currency TEXT, "
+           "payment_id TEXT NOT NULL, target TEXT NOT NULL, expires_at TEXT NOT NULL, "
+           "expires_at_micros BIGINT NOT NULL, inserted_at TEXT NOT NULL, "
+           "PRIMARY KEY (tenant_id, id))",
+           // A batch as POST /api/v1/outgoing_transfers made it. state: created, then completed
+           // once every accepted transfer is successful or failed. The counts say how many items
+           // went to each list of the response.
+           "CREATE TABLE outgoing_transfer_batches (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "tenant_account_id TEXT NOT NULL, description TEXT, state TEXT NOT NULL, "
+           "accepted_count BIGINT NOT NULL, duplicated_count BIGINT NOT NULL, "
+           "rejected_count BIGINT NOT NULL, inserted_at TEXT NOT NULL, "
+           "updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id))",
+           // One transfer to the network. batch_id: its batch (NULL for a payout's leg);
+           // payout_id: the payout it carries (NULL for the participant API's transfers, which
+           // alone are listed there). external_id: unique per tenant among the participant
+           // API's transfers (a payout's leg has none). tenant_account_id: the source account
+           // (a tenant account, or a core account for a payout). held: what the transfer still
+           // holds of its source account (its amount from acceptance to settlement or failure,
+           // then 0). sandbox_failure: the failure the sandbox network will answer with
+           // (from the description's tx_* trigger or the key), NULL when it will settle.
+           // target, query, expected_creditor, metadata, timemarks: JSON. next_step_at_micros:
+           // tenant time of the processor's next step; NULL once successful or failed.
+           // creditor_tenant_id / creditor_collection_id: the collection of this Tesoro the key
+           // belonged to at resolution (delivered as a payment attempt on it). attempt_id: that
+           // attempt; entry_id: the settlement's journal entry.
+           "CREATE TABLE outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "batch_id TEXT, payout_id TEXT, external_id TEXT, tenant_account_id TEXT NOT NULL, "
+           "amount BIGINT NOT NULL, currency TEXT NOT NULL, description TEXT, "
+           "end_to_end_id TEXT NOT NULL, payment_id TEXT NOT NULL, payer_name TEXT NOT NULL, "
+           "resolution_request_id TEXT NOT NULL, target_id TEXT NOT NULL, "
+           "key_type TEXT NOT NULL, key_value TEXT NOT NULL, target TEXT NOT NULL, query TEXT, "
+           "expected_creditor TEXT, metadata TEXT NOT NULL, state TEXT NOT NULL, "
+           "state_reason TEXT, sandbox_failure TEXT, timemarks TEXT NOT NULL, "
+           "held BIGINT NOT NULL, next_step_at_micros BIGINT, creditor_tenant_id TEXT, "
+           "creditor_collection_id TEXT, attempt_id TEXT, entry_id TEXT, "
+           "inserted_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+           "UNIQUE (tenant_id, external_id))",
+           "CREATE INDEX outgoing_transfers_by_time ON outgoing_transfers "
+           "(tenant_id, inserted_at, id)",
+           "CREATE INDEX outgoing_transfers_by_batch ON outgoing_transfers "
+           "(tenant_id, batch_id, inserted_at, id) WHERE batch_id IS NOT NULL",
+           // What the processor reads: the transfers still moving, by due time.
+           "CREATE INDEX outgoing_transfers_moving ON outgoing_transfers (next_step_at_micros) "
+           "WHERE next_step_at_micros IS NOT NULL",
+           // POST /v1/core/payouts. external_id unique per tenant (a second create answers the
+           // first payout). target: JSON (key_type, key_value and the resolved Target). state:
+           // pending | processing | settled | failed, following its transfer (transfer_id).
+           "CREATE TABLE payouts (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+           "external_id TEXT NOT NULL, account_id TEXT NOT NULL, method TEXT NOT NULL, "
+           "amount BIGINT NOT NULL, currency TEXT NOT NULL, description TEXT, "
+           "target TEXT NOT NULL, metadata TEXT NOT NULL, state TEXT NOT NULL, "
+           "state_reason TEXT, transfer_id TEXT NOT NULL, inserted_at TEXT NOT NULL, "
+           "updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+           "UNIQUE (tenant_id, external_id))",
+       }},
+  };
+}
+
+}  // namespace tesoro::store

@@ -1,0 +1,381 @@
+// The sandbox network's directory and targets: plain key inference, masking, NIT check digits,
+// the deterministic synthetic directory and its documented keys, collection keys resolving to
+// their collection (and not once inactive), and targets recorded, read back and expiring on the
+// tenant clock. Pure functions as plain tests; what reads the store on both engines.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include <boost/json.hpp>
+
+#include "core/ids.hpp"
+#include "core/limits.hpp"
+#include "domain/collections/collections.hpp"
+#include "domain/ledger/accounts.hpp"
+#include "domain/network/directory.hpp"
+#include "domain/network/targets.hpp"
+#include "test_stores.hpp"
+
+using namespace tesoro;
+
+namespace {
+
+TEST(NetworkDirectory, NitCheckDigitsMatchTheReferenceVectors) {
+  EXPECT_EQ(network::nit_check_digit("800191045"), 1);
+  EXPECT_EQ(network::nit_check_digit("890903938"), 8);
+  EXPECT_EQ(network::nit_check_digit("860034313"), 7);
+  EXPECT_EQ(network::nit_check_digit("900123456"), 8);
+  // Remainders 0 and 1 are the digit itself: 1 * 3 = 3 -> 11 - 3 = 8; 4 * 3 = 12 -> r 1 -> 1.
+  EXPECT_EQ(network::nit_check_digit("1"), 8);
+  EXPECT_EQ(network::nit_check_digit("4"), 1);
+  EXPECT_EQ(network::nit_check_digit("0"), 0);
+  EXPECT_EQ(network::nit_check_digit(""), -1);
+  EXPECT_EQ(network::nit_check_digit("90012345a"), -1);
+  EXPECT_EQ(network::nit_check_digit(std::string(16, '1')), -1);
+}
+
+TEST(NetworkDirectory, PlainKeyTypesAreInferredMostSpecificFirst) {
+  auto type = [](std::string_view value) { return network::plain_key_type(value).value_or("-"); };
+  EXPECT_EQ(type("@tienda7"), "alphanumeric");
+  EXPECT_EQ(type("Ana.Perez@Example.com"), "email");
+  EXPECT_EQ(type("3001234567"), "cellphone");
+  EXPECT_EQ(type("+573001234567"), "cellphone");
+  EXPECT_EQ(type("12345"), "identification");
+  EXPECT_EQ(type("1020304050"), "identification");
+  EXPECT_EQ(type("123456789012345"), "identification");
+  EXPECT_EQ(type("1234"), "merchant_code");
+  EXPECT_EQ(type("1234567890123456"), "merchant_code");
+  EXPECT_EQ(type("12345678901234567890"), "merchant_code");
+  // Not a key of any type.
+  EXPECT_EQ(type(""), "-");
+  EXPECT_EQ(type("123"), "-");
+  EXPECT_EQ(type("123456789012345678901"), "-");
+  EXPECT_EQ(type("@ab"), "-");
+  EXPECT_EQ(type("ana@example"), "-");
+  EXPECT_EQ(type("+574001234567"), "-");
+  EXPECT_EQ(type("+57300123456"), "-");
+  EXPECT_EQ(type("30 01234567"), "-");
+  EXPECT_EQ(type("tienda"), "-");
+}
+
+TEST(NetworkDirectory, NamesKeepTheFirstLetterOfEachWordCountingCharacters) {
+  EXPECT_EQ(network::mask_name("Ana María Gómez"), "A** M**** G****");
+  EXPECT_EQ(network::mask_name("María"), "M****");
+  EXPECT_EQ(network::mask_name("Ñandú"), "Ñ****");
+  EXPECT_EQ(network::mask_name("Óscar Ñ"), "Ó**** Ñ");
+  EXPECT_EQ(network::mask_name("Café del Quindío S.A.S."), "C*** d** Q****** S*****");
+  EXPECT_EQ(network::mask_name(""), "");
+}
+
+TEST(NetworkDirectory, NumbersKeepTheirLastFourCharacters) {
+  EXPECT_EQ(network::mask_number("1020304050"), "******4050");
+  EXPECT_EQ(network::mask_number("900500101-6"), "*******01-6");
+  EXPECT_EQ(network::mask_number("12345"), "*2345");
+  EXPECT_EQ(network::mask_number("1234"), "****");
+  EXPECT_EQ(network::mask_number(""), "");
+}
+
+// The directory and targets against a real store of each engine.
+const std::string k_tenant = "ten_networktestAAAAAAAAAA";
+const std::string k_other_tenant = "ten_networktestBBBBBBBBBB";
+
+class NetworkStore : public test_stores::EngineStoreTest {
+ protected:
+  void SetUp() override {
+    EngineStoreTest::SetUp();
+    if (IsSkipped()) return;
+    now = *time::parse_iso("2026-05-04T09:00:00Z");
+    auto seeded = run<int>([&](store::Tx& tx) -> Result<int> {
+      for (const std::string& tenant : {k_tenant, k_other_tenant}) {
+        tx.exec("INSERT INTO tenants (id, name, environment, inserted_at) VALUES (?, 'n', "
+                "'sandbox', ?)",
+                {tenant, time::iso(now)});
+      }
+      return 0;
+    });
+    ASSERT_TRUE(seeded.ok());
+  }
+
+  template <class T, class F>
+  Result<T> run(F&& fn) {
+    return temp->store->write<T>(std::forward<F>(fn));
+  }
+
+  Result<network::Resolution> plain(const std::string& value) {
+    return run<network::Resolution>(
+        [&](store::Tx& tx) { return network::resolve_plain_key(tx, value, "value"); });
+  }
+
+  Result<network::Resolution> typed(const std::string& type, const std::string& value) {
+    return run<network::Resolution>(
+        [&](store::Tx& tx) { return network::resolve_key(tx, type, value, "target.key_value"); });
+  }
+
+  // A collection of the other tenant with this key, paying into a receptor account whose
+  // beneficiary is `Ana María Gómez`.
+  collections::Collection collection_with_key(const std::string& type, const std::string& value) {
+    auto made = run<collections::CreateOutcome>(
+        [&](store::Tx& tx) -> Result<collections::CreateOutcome> {
+          ledger::NewTenantAccount account{"savings_account", "receptor", "COP",
+                                           {"1020304050", "CC", "Ana María Gómez", "natural"}};
+          auto opened = ledger::open_tenant_account(tx, k_other_tenant, account, now);
+          if (!opened) return std::move(opened).error();
+          collections::NewCollection in;
+          in.external_id = "c-" + value;
+          in.tenant_account_id = opened->id;
+          in.usage_mode = "multiple_use";
+          in.currency = "COP";
+          in.minimum_attempt_amount = in.total_minimum_amount = 100;
+          in.maximum_attempt_amount = in.total_maximum_amount = 100'000;
+          in.key = collections::KeyRequest{type, value};
+          return collections::create_collection(tx, k_other_tenant, in, now);
+        });
+    EXPECT_TRUE(made.ok()) << (made ? "" : made.error().errors.front().message);
+    return made ? made->collection : collections::Collection{};
+  }
+
+  time::Micros now = 0;
+};
+
+void expect_not_found(const Result<network::Resolution>& resolution, const std::string& path) {
+  ASSERT_FALSE(resolution.ok());
+  EXPECT_EQ(resolution.error().status, 404);
+  EXPECT_EQ(resolution.error().first_code(), "target_not_found");
+  EXPECT_EQ(resolution.error().errors.front().path, path);
+}
+
+// "900500101-6": nine digits, a dash and the digit nit_check_digit gives them.
+void expect_valid_nit(const std::string& nit) {
+  ASSERT_TRUE(std::regex_match(nit, std::regex("[0-9]{9}-[0-9]"))) << nit;
+  EXPECT_EQ(nit.back() - '0', network::nit_check_digit(nit.substr(0, 9))) << nit;
+}
+
+TEST_P(NetworkStore, TheSyntheticDirectoryIsAFunctionOfTheKeyAlone) {
+  auto first = plain("3105550123");
+  ASSERT_TRUE(first.ok());
+  // Pinned: the same on every node, after every restart and in every later version.
+  EXPECT_EQ(first->key_type, "cellphone");
+  EXPECT_EQ(first->key_value, "3105550123");
+  const std::string pinned = first->participant_nit + " " + first->spbvi + " " +
+                             first->creditor.full_name + " " + first->creditor.document_type +
+                             " " + first->creditor.document_number + " " +
+                             first->creditor.type + " " + first->account.number + " " +
+                             first->account.type + " " + first->account.currency_code;
+  EXPECT_EQ(pinned,
+            "900500606-3 1006 Jorge Jiménez López CC 1015416716 natural 31316319152 "
+            "savings_account COP");
+  EXPECT_FALSE(first->sandbox_failure);
+  EXPECT_FALSE(first->collection_id);
+  EXPECT_FALSE(first->collection_tenant_id);
+  // Another store (another node) says the same; written +57 it is the same key.
+  test_stores::TempStore other(GetParam());
+  auto again = other.store->write<network::Resolution>(
+      [&](store::Tx& tx) { return network::resolve_plain_key(tx, "+573105550123", "value"); });
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->participant_nit, first->participant_nit);
+  EXPECT_EQ(again->creditor.full_name, first->creditor.full_name);
+  EXPECT_EQ(again->creditor.document_number, first->creditor.document_number);
+  EXPECT_EQ(again->account.number, first->account.number);
+}
+
+TEST_P(NetworkStore, EverySyntheticCreditorIsPlausible) {
+  int legal = 0;
+  int natural = 0;
+  for (int i = 0; i < 60; ++i) {
+    auto resolution = plain("@CLIENTE" + std::to_string(i));
+    ASSERT_TRUE(resolution.ok());
+    expect_valid_nit(resolution->participant_nit);
+    EXPECT_EQ(resolution->spbvi.size(), 4u);
+    EXPECT_EQ(resolution->account.number.size(), 11u);
+    EXPECT_EQ(resolution->account.currency_code, "COP");
+    EXPECT_FALSE(resolution->creditor.full_name.empty());
+    if (resolution->creditor.type == "legal") {
+      ++legal;
+      EXPECT_EQ(resolution->creditor.document_type, "NIT");
+      expect_valid_nit(resolution->creditor.document_number);
+    } else {
+      ++natural;
+      EXPECT_EQ(resolution->creditor.type, "natural");
+      EXPECT_EQ(resolution->creditor.document_type, "CC");
+      EXPECT_TRUE(std::regex_match(resolution->creditor.document_number, std::regex("10[0-9]{8}")));
+    }
+  }
+  // People mostly, businesses sometimes.
+  EXPECT_GT(natural, legal);
+  EXPECT_GT(legal, 0);
+  // A merchant code belongs to a business; an identification is its owner's own document.
+  auto merchant = plain("1234567890123456");
+  ASSERT_TRUE(merchant.ok());
+  EXPECT_EQ(merchant->creditor.type, "legal");
+  auto citizen = plain("1020304050");
+  ASSERT_TRUE(citizen.ok());
+  EXPECT_EQ(citizen->creditor.document_type, "CC");
+  EXPECT_EQ(citizen->creditor.document_number, "1020304050");
+  auto foreigner = typed("identification", "12345678901");
+  ASSERT_TRUE(foreigner.ok());
+  EXPECT_EQ(foreigner->creditor.document_type, "CE");
+  EXPECT_EQ(foreigner->creditor.document_number, "12345678901");
+}
+
+TEST_P(NetworkStore, DocumentedKeysNeverResolveOrFailEachWay) {
+  expect_not_found(plain("3001234404"), "value");
+  expect_not_found(plain("@NUNCA404"), "value");
+  expect_not_found(plain("pago404@example.com"), "value");
+  expect_not_found(typed("identification", "10404"), "target.key_value");
+  // 404 elsewhere in an email does not count: only the part before @.
+  EXPECT_TRUE(plain("pago@404.example.com").ok());
+  const std::vector<std::pair<std::string, std::string>> failing = {
+      {"3001234991", "unknown"},
+      {"@RIESGO992", "risk_control"},
+      {"lento993@example.com", "breb_timeout"},
+      {"1020304994", "provider_unavailable"}};
+  for (const auto& [value, failure] : failing) {
+    auto resolution = plain(value);
+    ASSERT_TRUE(resolution.ok()) << value;
+    EXPECT_EQ(resolution->sandbox_failure, failure) << value;
+  }
+  // Not a key at all, or not one of the type asked for.
+  expect_not_found(plain("tienda"), "value");
+  expect_not_found(typed("cellphone", "12345"), "target.key_value");
+  expect_not_found(typed("iban", "12345"), "target.key_value");
+  auto phone = typed("cellphone", "+573001234567");
+  ASSERT_TRUE(phone.ok());
+  EXPECT_EQ(phone->key_value, "3001234567");
+  auto email = typed("email", "Ana@Example.COM");
+  ASSERT_TRUE(email.ok());
+  EXPECT_EQ(email->key_value, "ana@example.com");
+}
+
+TEST_P(NetworkStore, ACollectionKeyResolvesToItsCollectionUntilItIsInactive) {
+  // It ends in 404 and 991: a collection's key is not one of the documented sandbox keys.
+  collections::Collection collection = collection_with_key("merchant_code", "55501404991");
+  auto resolution = plain("55501404991");
+  ASSERT_TRUE(resolution.ok());
+  // Asked as a plain key, its most likely type is identification; the registered type wins.
+  EXPECT_EQ(resolution->key_type, "merchant_code");
+  EXPECT_EQ(resolution->collection_id, collection.id);
+  EXPECT_EQ(resolution->collection_tenant_id, k_other_tenant);
+  EXPECT_FALSE(resolution->sandbox_failure);
+  EXPECT_EQ(resolution->participant_nit,
+            "900500000-" + std::to_string(network::nit_check_digit("900500000")));
+  EXPECT_EQ(resolution->spbvi, "1000");
+  EXPECT_EQ(resolution->creditor.full_name, "Ana María Gómez");
+  EXPECT_EQ(resolution->creditor.document_type, "CC");
+  EXPECT_EQ(resolution->creditor.document_number, "1020304050");
+  EXPECT_EQ(resolution->creditor.type, "natural");
+  EXPECT_EQ(resolution->account.type, "savings_account");
+  EXPECT_EQ(resolution->account.currency_code, "COP");
+  EXPECT_FALSE(resolution->account.number.empty());
+  // Asked with its type it is the same; asked as another type it is a synthetic key.
+  auto typed_resolution = typed("merchant_code", "55501404991");
+  ASSERT_TRUE(typed_resolution.ok());
+  EXPECT_EQ(typed_resolution->collection_id, collection.id);
+  auto as_identification = typed("identification", "55501404991");
+  ASSERT_TRUE(as_identification.ok());
+  EXPECT_FALSE(as_identification->collection_id);
+
+  auto discarded = run<collections::Collection>([&](store::Tx& tx) {
+    return collections::discard_collection(tx, k_other_tenant, collection.id, now);
+  });
+  ASSERT_TRUE(discarded.ok());
+  // Inactive: not found, neither as a plain key nor with its type.
+  expect_not_found(plain("55501404991"), "value");
+  expect_not_found(typed("merchant_code", "55501404991"), "target.key_value");
+}
+
+TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
+  collection_with_key("alphanumeric", "@TIENDAANA");
+  network::TargetRequest request{"plain_key", "@tiendaana", 150'000, "COP"};
+  auto target = run<network::Target>(
+      [&](store::Tx& tx) { return network::resolve_target(tx, k_tenant, request, now); });
+  ASSERT_TRUE(target.ok());
+  EXPECT_TRUE(ids::has_prefix(target->id, "bbtgt"));
+  EXPECT_TRUE(ids::has_prefix(target->resolution_request_id, "bbtgr"));
+  EXPECT_TRUE(std::regex_match(target->payment_id, std::regex("CO\\.COM\\.CRB\\.TRXID[0-9A-Z]{19}")))
+      << target->payment_id;
+  EXPECT_EQ(target->key_type, "alphanumeric");
+  EXPECT_EQ(target->key_value, "@TIENDAANA");
+  EXPECT_EQ(target->expires_at_micros,
+            now + limits::k_target_ttl_seconds * time::k_micros_per_second);
+  EXPECT_EQ(target->resolution.creditor.full_name, "Ana María Gómez");  // unmasked for callers
+  const boost::json::value shown = boost::json::parse(target->json);
+  EXPECT_EQ(shown.at("id").as_string(), target->id);
+  EXPECT_EQ(shown.at("resolution_type").as_string(), "plain_key");
+  EXPECT_EQ(shown.at("transaction_amount").at("amount").as_int64(), 150'000);
+  EXPECT_EQ(shown.at("transaction_amount").at("currency").as_string(), "COP");
+  EXPECT_EQ(shown.at("creditor").at("full_name").as_string(), "A** M**** G****");
+  EXPECT_EQ(shown.at("creditor").at("document_number").as_string(), "******4050");
+  EXPECT_EQ(shown.at("expires_at").as_string(), time::iso(target->expires_at_micros));
+  EXPECT_EQ(shown.at("inserted_at").as_string(), time::iso(now));
+  // Nothing unmasked is stored.
+  auto stored = run<std::string>([&](store::Tx& tx) -> Result<std::string> {
+    auto row = tx.query_one("SELECT target FROM targets WHERE tenant_id = ? AND id = ?",
+                            {k_tenant, target->id});
+    return row ? row->text(0) : std::string();
+  });
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(*stored, target->json);
+  EXPECT_EQ(stored->find("María"), std::string::npos);
+
+  auto get = [&](const std::string& tenant, const std::string& id, time::Micros at) {
+    return run<network::Target>([&](store::Tx& tx) {
+      return network::get_target(tx, tenant, id, at, "transfers.0.target_id");
+    });
+  };
+  const time::Micros last_moment = target->expires_at_micros - 1;
+  auto valid = get(k_tenant, target->id, last_moment);
+  ASSERT_TRUE(valid.ok());
+  EXPECT_EQ(valid->json, target->json);
+  EXPECT_EQ(valid->amount_minor, 150'000);
+  EXPECT_EQ(valid->currency, "COP");
+  EXPECT_EQ(valid->payment_id, target->payment_id);
+  EXPECT_EQ(valid->key_value, "@TIENDAANA");
+  auto expired = get(k_tenant, target->id, target->expires_at_micros);
+  ASSERT_FALSE(expired.ok());
+  EXPECT_EQ(expired.error().status, 422);
+  EXPECT_EQ(expired.error().first_code(), "target_expired");
+  EXPECT_EQ(expired.error().errors.front().path, "transfers.0.target_id");
+  // Expired, it is still there to read.
+  auto read = run<network::Target>(
+      [&](store::Tx& tx) { return network::read_target(tx, k_tenant, target->id, "id"); });
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->json, target->json);
+  // Another tenant's target and an unknown one are not found.
+  for (const auto& [tenant, id] : {std::pair{k_other_tenant, target->id},
+                                   std::pair{k_tenant, ids::generate("bbtgt")}}) {
+    auto missing = get(tenant, id, now);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().status, 404);
+    EXPECT_EQ(missing.error().first_code(), "target_not_found");
+    EXPECT_EQ(missing.error().errors.front().path, "transfers.0.target_id");
+  }
+}
+
+TEST_P(NetworkStore, AResolutionThatFailsRecordsNothing) {
+  auto unknown_format = run<network::Target>([&](store::Tx& tx) {
+    return network::resolve_target(tx, k_tenant, {"qr_code", "@TIENDA", std::nullopt, ""}, now);
+  });
+  ASSERT_FALSE(unknown_format.ok());
+  EXPECT_EQ(unknown_format.error().status, 400);
+  EXPECT_EQ(unknown_format.error().errors.front().path, "format");
+  auto never = run<network::Target>([&](store::Tx& tx) {
+    return network::resolve_target(tx, k_tenant, {"plain_key", "@NUNCA404", std::nullopt, ""}, now);
+  });
+  ASSERT_FALSE(never.ok());
+  EXPECT_EQ(never.error().first_code(), "target_not_found");
+  EXPECT_EQ(never.error().errors.front().path, "value");
+  auto without_amount = run<network::Target>([&](store::Tx& tx) {
+    return network::resolve_target(tx, k_tenant, {"plain_key", "@TIENDA", std::nullopt, ""}, now);
+  });
+  ASSERT_TRUE(without_amount.ok());
+  EXPECT_TRUE(boost::json::parse(without_amount->json).at("transaction_amount").is_null());
+  auto count = run<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM targets")->integer(0);
+  });
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(*count, 1);
+}
+
+TESORO_ON_BOTH_ENGINES(NetworkStore);
+
+}  // namespace

@@ -1,0 +1,248 @@
+// Outgoing transfers below the API, on both engines: acceptance of a batch (one hold for all),
+// the processor (a late pass walks every due step with the schedule's timemarks; two nodes'
+// passes settle each transfer once), and what `tesoro verify` finds in tampered books.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/time.hpp"
+#include "domain/ledger/accounts.hpp"
+#include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/transfer_rows.hpp"
+#include "test_stores.hpp"
+
+using namespace tesoro;
+
+TEST(TransferRows, TimemarksAreAddedInOrderWithoutAZone) {
+  const time::Micros at = *time::parse_iso("2026-11-23T12:00:00.5Z");
+  const std::string t110 = transfers::rows::with_timemark("{}", "T110", at);
+  EXPECT_EQ(t110, R"({"T110":"2026-11-23T12:00:00.500000"})");
+  EXPECT_EQ(transfers::rows::with_timemark(t110, "T120", at + 4'000'000),
+            R"({"T110":"2026-11-23T12:00:00.500000","T120":"2026-11-23T12:00:04.500000"})");
+}
+
+TEST(TransferRows, TheFlowGoesFromCreatedToSuccessful) {
+  std::vector<std::string> walked = {"created"};
+  while (!transfers::rows::next_state(walked.back()).empty()) {
+    walked.emplace_back(transfers::rows::next_state(walked.back()));
+  }
+  EXPECT_EQ(walked, (std::vector<std::string>{"created", "processing", "target_resolved", "held",
+                                              "sent_to_breb_provider", "successful"}));
+  EXPECT_TRUE(transfers::rows::next_state("failed").empty());
+  EXPECT_TRUE(transfers::rows::is_final("failed"));
+  EXPECT_FALSE(transfers::rows::is_final("held"));
+  // states() lists the flow, then failed.
+  std::vector<std::string> listed = transfers::states();
+  EXPECT_EQ(listed.back(), "failed");
+  listed.pop_back();
+  EXPECT_EQ(listed, walked);
+}
+
+namespace {
+
+const std::string k_tenant = "ten_outgoingtransfersAAAA";
+
+class OutgoingTransfersTest : public test_stores::EngineStoreTest {
+ protected:
+  void SetUp() override {
+    EngineStoreTest::SetUp();
+    if (IsSkipped()) return;
+    // Real time: the processor reads it through tenant_clock (offset 0 for this tenant).
+    now = time::now_micros();
+    source = write<ledger::Account>([&](store::Tx& tx) -> Result<ledger::Account> {
+      tx.exec("INSERT INTO tenants (id, name, environment, inserted_at) VALUES (?, 't', "
+              "'sandbox', ?)",
+              {k_tenant, time::iso(now)});
+      auto account = ledger::open_tenant_account(
+          tx, k_tenant, {"savings_account", "originator", "COP", {"900123456", "NIT", "Acme", "legal"}},
+          now);
+      if (!account) return account;
+      return ledger::fund_account(tx, k_tenant, account->id, ledger::Surface::participant,
+                                  1'000'000, "COP", "unit", now);
+    }).id;
+  }
+
+  template <class T, class F>
+  T write(F&& fn) {
+    return test_stores::write_ok<T>(*temp->store, std::forward<F>(fn));
+  }
+
+  transfers::Batch send(int count, std::int64_t amount, const std::string& description = "") {
+    transfers::NewBatch input;
+    input.tenant_account_id = source;
+    input.max_amount_minor = 1'000'000;
+    if (!description.empty()) input.description = description;
+    for (int i = 0; i < count; ++i) {
+      transfers::BatchItem item;
+      item.external_id = "u-" + std::to_string(sent++);
+      item.amount_minor = amount;
+      item.currency = "COP";
+      item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i % 50) + "5"};
+      input.items.emplace_back(static_cast<std::size_t>(i), std::move(item));
+    }
+    return write<transfers::Batch>(
+        [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
+  }
+
+  std::int64_t process(store::Store& store, time::Micros real_now) {
+    return store
+        .write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+          return transfers::process_due(tx, real_now, 1000);
+        })
+        .value();
+  }
+
+  std::int64_t integer(const std::string& sql, const store::Params& params = {}) {
+    return test_stores::read_integer(*temp->store, sql, params);
+  }
+
+  std::vector<std::string> violations() {
+    return temp->store
+        ->read<std::vector<std::string>>([](store::Tx& tx) -> Result<std::vector<std::string>> {
+          return transfers::verify(tx);
+        })
+        .value();
+  }
+
+  void tamper(const std::string& sql, const store::Params& params = {}) {
+    write<int>([&](store::Tx& tx) -> Result<int> {
+      tx.exec(sql, params);
+      return 0;
+    });
+  }
+
+  time::Micros now = 0;
+  std::string source;
+  int sent = 0;
+};
+
+}  // namespace
+
+TEST_P(OutgoingTransfersTest, ABatchHoldsTheSumOfItsTransfersOnce) {
+  const transfers::Batch batch = send(300, 1'000);
+  ASSERT_EQ(batch.accepted.size(), 300u);
+  EXPECT_EQ(batch.accepted_texts.size(), 300u);
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 300'000);
+  EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {source}), 1'000'000);
+  EXPECT_EQ(integer("SELECT SUM(held) FROM outgoing_transfers"), 300'000);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.created'"), 300);
+  // The response carries the same text as each transfer's event.
+  EXPECT_EQ(batch.accepted_texts.front(), transfers::transfer_text(batch.accepted.front()));
+  EXPECT_TRUE(violations().empty());
+}
+
+TEST_P(OutgoingTransfersTest, ALatePassWalksEveryDueStepWithTheScheduledTimemarks) {
+  const transfers::Batch batch = send(3, 10'000);
+  // Nothing is due before its first step.
+  EXPECT_EQ(process(*temp->store, now), 0);
+  // Ten seconds late: every step in one pass, each at its time of the schedule.
+  EXPECT_EQ(process(*temp->store, now + 10'000'000), 3);
+  const std::string id = batch.accepted.front().id;
+  auto moved = temp->store->read<transfers::Transfer>([&](store::Tx& tx) {
+    return transfers::get_transfer(tx, k_tenant, id);
+  });
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(moved->state, "successful");
+  EXPECT_EQ(moved->held_minor, 0);
+  EXPECT_FALSE(moved->next_step_at_micros.has_value());
+  ASSERT_TRUE(moved->entry_id.has_value());
+  const std::string t110 = time::iso_local(now);
+  EXPECT_EQ(moved->timemarks_json,
+            R"({"T110":")" + t110 + R"(","T120":")" + time::iso_local(now + 4'000'000) +
+                R"(","T130":")" + time::iso_local(now + 5'000'000) + R"("})");
+  EXPECT_EQ(moved->updated_at, time::iso(now + 5'000'000));
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE data LIKE ?", {"%" + id + "%"}), 6);
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 0);
+  EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {source}), 970'000);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM journal_entries WHERE kind = 'outgoing_transfer'"), 3);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfer_batches WHERE state = 'completed'"),
+            1);
+  EXPECT_TRUE(violations().empty());
+  // A pass with nothing due changes nothing.
+  EXPECT_EQ(process(*temp->store, now + 20'000'000), 0);
+}
+
+TEST_P(OutgoingTransfersTest, StepsComeOneSecondApartOnTheTenantClock) {
+  const transfers::Batch batch = send(1, 10'000, "fails with tx_breb_timeout");
+  const std::string id = batch.accepted.front().id;
+  const std::vector<std::string> expected = {"processing", "target_resolved", "held",
+                                             "sent_to_breb_provider", "failed"};
+  for (std::size_t step = 0; step < expected.size(); ++step) {
+    EXPECT_EQ(process(*temp->store, now + static_cast<time::Micros>(step + 1) * 1'000'000), 1);
+    auto t = temp->store->read<transfers::Transfer>(
+        [&](store::Tx& tx) { return transfers::get_transfer(tx, k_tenant, id); });
+    EXPECT_EQ(t->state, expected[step]);
+    EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}),
+              expected[step] == "failed" ? 0 : 10'000);
+  }
+  auto failed = temp->store->read<transfers::Transfer>(
+      [&](store::Tx& tx) { return transfers::get_transfer(tx, k_tenant, id); });
+  EXPECT_EQ(failed->state_reason, "breb_timeout");
+  EXPECT_FALSE(failed->entry_id.has_value());
+  EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {source}), 1'000'000);
+  EXPECT_TRUE(violations().empty());
+}
+
+TEST_P(OutgoingTransfersTest, TwoNodesPassesSettleEachTransferOnce) {
+  send(400, 1'000);
+  auto other = temp->open_again();
+  const time::Micros late = now + 30'000'000;
+  std::thread second([&] {
+    while (process(*other, late) > 0) {
+    }
+  });
+  while (process(*temp->store, late) > 0) {
+  }
+  second.join();
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers WHERE state = 'successful'"), 400);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM journal_entries WHERE kind = 'outgoing_transfer'"), 400);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.successful'"),
+            400);
+  EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {source}), 600'000);
+  EXPECT_TRUE(violations().empty());
+}
+
+TEST_P(OutgoingTransfersTest, VerifyFindsTamperedHoldsEntriesAndBatches) {
+  const transfers::Batch batch = send(2, 5'000);
+  process(*temp->store, now + 10'000'000);
+  EXPECT_TRUE(violations().empty());
+  const std::string first = batch.accepted[0].id;
+  const std::string second = batch.accepted[1].id;
+  tamper("UPDATE ledger_accounts SET held = 7 WHERE id = ?", {source});
+  tamper("UPDATE outgoing_transfers SET entry_id = NULL WHERE id = ?", {first});
+  tamper("UPDATE outgoing_transfers SET state = 'held', next_step_at_micros = 1 WHERE id = ?",
+         {second});
+  const std::vector<std::string> found = violations();
+  auto mentions = [&](const std::string& what) {
+    return std::count_if(found.begin(), found.end(), [&](const std::string& v) {
+      return v.find(what) != std::string::npos;
+    });
+  };
+  EXPECT_GE(mentions("account " + source), 1) << ::testing::PrintToString(found);
+  EXPECT_GE(mentions(first), 1) << ::testing::PrintToString(found);
+  EXPECT_GE(mentions(second), 1) << ::testing::PrintToString(found);
+  EXPECT_GE(mentions(batch.id), 1) << ::testing::PrintToString(found);
+  EXPECT_GE(mentions("outgoing_transfer journal entries"), 1) << ::testing::PrintToString(found);
+}
+
+TEST_P(OutgoingTransfersTest, AnInactiveSourceIsNotFoundAndHoldsNothing) {
+  tamper("UPDATE ledger_accounts SET state = 'inactive' WHERE id = ?", {source});
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  transfers::BatchItem item;
+  item.external_id = "inactive";
+  item.amount_minor = 10;
+  item.currency = "COP";
+  item.query = transfers::Query{"plain_key", "3001234565"};
+  input.items.emplace_back(0, item);
+  auto refused = temp->store->write<transfers::Batch>(
+      [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().first_code(), "tenant_account_not_found");
+  EXPECT_EQ(refused.error().errors.front().path, "tenant_account_id");
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 0);
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 0);
+}
+
+TESORO_ON_BOTH_ENGINES(OutgoingTransfersTest);
