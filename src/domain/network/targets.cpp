@@ -26,16 +26,14 @@ Target from_row(const store::Row& row) {
   return target;
 }
 
-// The network payment id a transfer to a new target carries: the EMVCo tag 90 GUI of the
-// network followed by a fresh transaction id.
+}  // namespace
+
 std::string new_payment_id() {
   emvco::Payload payload;
   payload.network = std::string(k_network_code);
   payload.transaction_id = ids::network_transaction_id();
   return emvco::payment_id(payload);
 }
-
-}  // namespace
 
 std::string target_json(const Resolution& resolution, const std::string& id,
                         const std::string& resolution_request_id, const std::string& format,

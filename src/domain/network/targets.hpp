@@ -44,6 +44,10 @@ struct Target {
   Resolution resolution;  // unmasked; empty when the target was read back from its row
 };
 
+// A new network payment id (what a target, a transfer and a payout carry): the EMVCo tag 90 GUI
+// of the network (`CO.COM.CRB.TRXID`) followed by a fresh network transaction id.
+std::string new_payment_id();
+
 // The Target JSON of a resolution (masked), with these ids, amount and times.
 std::string target_json(const Resolution& resolution, const std::string& id,
                         const std::string& resolution_request_id, const std::string& format,

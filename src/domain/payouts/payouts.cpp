@@ -118,8 +118,7 @@ Result<CreateOutcome> create_payout(store::Tx& tx, const std::string& tenant_id,
   leg.amount_minor = input.amount_minor;
   leg.currency = input.currency;
   leg.description = input.description;
-  leg.payment_id = "CO.COM." + std::string(network::k_network_code) + ".TRXID" +
-                   ids::network_transaction_id();
+  leg.payment_id = network::new_payment_id();
   leg.payer_name = account->name;
   leg.resolution_request_id = ids::generate("bbtgr");
   leg.target_id = ids::generate("bbtgt");

@@ -69,12 +69,6 @@ struct Funds {
   }
 };
 
-// A network payment id: the tag-90 GUI and a new network transaction id.
-std::string new_payment_id() {
-  return "CO.COM." + std::string(network::k_network_code) + ".TRXID" +
-         ids::network_transaction_id();
-}
-
 // The keys and targets the items of one batch name, each resolved once.
 class Resolver {
  public:
@@ -174,7 +168,7 @@ Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchI
     resolution = &resolved.value();
     t.target_id = ids::generate("bbtgt");
     t.resolution_request_id = ids::generate("bbtgr");
-    t.payment_id = new_payment_id();
+    t.payment_id = network::new_payment_id();
     t.key_type = resolution->key_type;
     t.key_value = resolution->key_value;
     t.query = item.query;
