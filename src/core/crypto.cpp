@@ -95,12 +95,17 @@ std::string sha256_hex(std::string_view data) {
   return hex(digest, sizeof digest);
 }
 
-std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+std::string hmac_sha256(std::string_view key, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
-  return hex(digest, length);
+  return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  std::string raw = hmac_sha256(key, data);
+  return hex(reinterpret_cast<const unsigned char*>(raw.data()), raw.size());
 }
 
 std::string random_bytes(std::size_t count) {

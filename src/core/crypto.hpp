@@ -10,6 +10,8 @@ namespace tesoro::crypto {
 
 std::string sha256_hex(std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+// The raw 32 bytes of HMAC-SHA256 (webhook signatures are its base64).
+std::string hmac_sha256(std::string_view key, std::string_view data);
 // `count` bytes from the cryptographic random source.
 std::string random_bytes(std::size_t count);
 // `count` bytes from the same source, drawn through a per-thread pool that RAND_bytes refills in

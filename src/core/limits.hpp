@@ -101,6 +101,19 @@ inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in 
 // Items of one batch (POST /api/v1/collections, POST /api/v1/outgoing_transfers).
 inline constexpr std::size_t k_batch_items_max = 1000;
 
+// Webhooks (domain/webhooks).
+inline constexpr std::size_t k_webhook_url_max_bytes = 2048;
+inline constexpr std::int64_t k_webhook_endpoints_max = 20;       // per tenant
+inline constexpr std::size_t k_webhook_event_types_max = 100;     // event_types of one endpoint
+// After a rotation the previous secret keeps signing this long (real time), so receivers can
+// roll their configuration without missing a delivery.
+inline constexpr std::int64_t k_webhook_secret_overlap_seconds = 24 * 3600;
+inline constexpr std::int64_t k_webhook_timeout_ms = 15000;  // one delivery attempt, end to end
+// A node's hold on an endpoint it delivers to (real time). Longer than an attempt's timeout, so
+// a live node never loses it mid-attempt; a dead node's endpoints wait at most this long.
+inline constexpr std::int64_t k_webhook_lease_seconds = 60;
+inline constexpr std::int64_t k_webhook_response_body_max_bytes = 1024;  // kept in the log's error
+
 static_assert(k_header_max_bytes < k_body_max_bytes);
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");
 static_assert(k_commit_batch_max <= k_write_queue_max);
@@ -122,5 +135,7 @@ static_assert(k_qr_image_width_max <= k_qr_image_width_max_pixels,
               "every image_width the API takes must be one qr_image::png makes");
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
+static_assert(k_webhook_lease_seconds * 1000 > 2 * k_webhook_timeout_ms,
+              "a delivering node must not lose its endpoint's lease during an attempt");
 
 }  // namespace tesoro::limits

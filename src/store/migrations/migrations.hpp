@@ -37,6 +37,7 @@ std::vector<Migration> event_migrations();
 std::vector<Migration> card_migrations();
 std::vector<Migration> collection_migrations();
 std::vector<Migration> transfer_migrations();
+std::vector<Migration> webhook_migrations();
 
 // All of them, in version order (versions are unique and have no gaps).
 const std::vector<Migration>& migrations();
