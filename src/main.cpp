@@ -182,6 +182,13 @@ int main(int argc, char** argv) {
       ->envname("TESORO_TRANSFER_MAX_AMOUNT")
       ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
       ->capture_default_str();
+  serve->add_option("--webhook-allowed-hosts", config.webhook_allowed_hosts,
+                    "hosts webhook endpoints may point at: names, *.example.com patterns, or * "
+                    "for any public host (private addresses only when named exactly; loopback "
+                    "only in the sandbox)")
+      ->envname("TESORO_WEBHOOK_ALLOWED_HOSTS")
+      ->delimiter(',')
+      ->capture_default_str();
   serve->footer(
       "Card-number key: card numbers are stored sealed with AES-256-GCM under one key, base64 of "
       "32 bytes. With SQLite it is DIR/card-number.key (mode 0600), which init writes and serve "

@@ -12,6 +12,7 @@
 #include "core/clock.hpp"
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
+#include "domain/webhooks/endpoints.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/message.hpp"
@@ -43,6 +44,8 @@ struct Settings {
   std::string public_url;
   // The most one outgoing transfer or payout may carry, in minor units (`--transfer-max-amount`).
   std::int64_t transfer_max_amount_minor = limits::k_transfer_max_amount_minor_default;
+  // Where webhook endpoints may point (`--webhook-allowed-hosts` and the environment).
+  webhooks::Destinations webhook_destinations;
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };
@@ -58,6 +61,9 @@ struct Services {
   // app/card_key.hpp). Seal with aad = tenant_id + ":" + card_id, so a sealed number opens only
   // on its own card.
   const crypto::Sealer& card_numbers;
+  // The same key seals webhook signing secrets (webhooks::seal_secret binds each to its
+  // endpoint), so one key file or TESORO_CARD_KEY covers every secret the database holds.
+  const crypto::Sealer& secrets;
 };
 
 struct IdempotencyClaim {

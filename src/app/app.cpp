@@ -34,7 +34,8 @@ api::Settings api_settings(const Config& config) {
   std::string public_url = config.public_url.empty() ? "http://" + config.listen : config.public_url;
   while (public_url.ends_with('/')) public_url.pop_back();
   return {config.environment, config.currencies, config.card_currencies, public_url,
-          config.transfer_max_amount_minor};
+          config.transfer_max_amount_minor,
+          webhooks::Destinations{config.is_sandbox(), config.webhook_allowed_hosts}};
 }
 
 const std::string k_get = "GET";
@@ -113,7 +114,7 @@ App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card
     : config_(std::move(config)),
       store_(std::move(store)),
       card_numbers_(std::move(card_numbers)),
-      services_{*store_, api_settings(config_), in_flight_, clock_, card_numbers_},
+      services_{*store_, api_settings(config_), in_flight_, clock_, card_numbers_, card_numbers_},
       rate_limiter_(default_rate(config_), default_burst(config_)),
       runner_(*store_, clock_) {
   api::Routes all;

@@ -28,6 +28,9 @@ struct Config {
   std::vector<std::string> card_currencies = {"COP", "USD"};
   // The most one outgoing transfer or payout may carry, in minor units.
   std::int64_t transfer_max_amount_minor = limits::k_transfer_max_amount_minor_default;
+  // Hosts webhook endpoints may point at: names, `*.example.com` patterns, or `*` for any
+  // public host (domain/webhooks/endpoints.hpp has the whole rule).
+  std::vector<std::string> webhook_allowed_hosts = {"*"};
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };
