@@ -78,7 +78,7 @@ TEST(WebhookPayload, IsTheFourFieldsWithDataAsStored) {
             "\"currency\":\"COP\"}}}");
 }
 
-TEST(WebhookUrls, AreParsedByTheConnectingLibrary) {
+TEST(WebhookDeliveryUrls, AreParsedByTheConnectingLibrary) {
   auto parts = http_client::parse_url("http://127.0.0.1:8080/hooks?x=1");
   ASSERT_TRUE(parts);
   EXPECT_EQ(parts->host, "127.0.0.1");

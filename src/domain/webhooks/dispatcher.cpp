@@ -372,7 +372,8 @@ bool record(store::Store& store, const Lease& lease, const Leased& endpoint, con
       state = "failed";
     }
     const std::string now = time::iso(tenant_now);
-    store::Value next_micros = next_attempt_at ? store::Value(*next_attempt_at) : nullptr;
+    store::Value next_micros = nullptr;
+    if (next_attempt_at) next_micros = *next_attempt_at;
     if (tx.exec("UPDATE webhook_deliveries SET state = ?, attempts = ?, "
                 "next_attempt_at_micros = ?, updated_at = ? "
                 "WHERE tenant_id = ? AND id = ? AND state = 'pending' AND attempts = ?",
@@ -381,10 +382,10 @@ bool record(store::Store& store, const Lease& lease, const Leased& endpoint, con
       return false;
     }
     // A 410 sets no retry time in the log: the next attempt waits for the endpoint, not a time.
-    store::Value next_text =
-        next_attempt_at && !outcome.gone ? store::Value(time::iso(*next_attempt_at)) : nullptr;
-    store::Value status = outcome.status_code ? store::Value(std::int64_t{*outcome.status_code})
-                                              : store::Value(nullptr);
+    store::Value next_text = nullptr;
+    if (next_attempt_at && !outcome.gone) next_text = time::iso(*next_attempt_at);
+    store::Value status = nullptr;
+    if (outcome.status_code) status = std::int64_t{*outcome.status_code};
     tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
             "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
             "next_attempt_at, webhook_timestamp, attempted_at) "
