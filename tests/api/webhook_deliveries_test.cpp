@@ -519,6 +519,13 @@ TEST(WebhookDeliveries, TheLogAndReplaysRefuseUnknownIdsAndMissingScopes) {
   Reply bad_event = server.post(log_path(endpoint.id) + "/evt_short/replay", "", {bearer});
   EXPECT_EQ(bad_event.status, 400);
   EXPECT_EQ(bad_event.error_path(), "event_id");
+  const std::string replay_path = log_path(endpoint.id) + "/" + event_id + "/replay";
+  Reply unknown_field = server.post(replay_path, R"({"force":true})", {bearer});
+  EXPECT_EQ(unknown_field.status, 400);
+  EXPECT_EQ(unknown_field.error_path(), "force");
+  EXPECT_EQ(server.post(replay_path, "[1]", {bearer}).status, 400) << "a body must be an object";
+  EXPECT_EQ(server.post(replay_path, "{}", {bearer}).status, 202) << "an empty object is no body";
+  ASSERT_TRUE(receiver.wait_for(2));
 
   // Another tenant sees neither the endpoint nor the event.
   json::value other = json::parse(server.command({"tenant", "create", "--name", "other", "--json"}));
@@ -557,7 +564,7 @@ TEST(WebhookDeliveries, TheLogAndReplaysRefuseUnknownIdsAndMissingScopes) {
   const std::string collections = "Authorization: Bearer " + server.access_token("collections");
   EXPECT_EQ(server.get(log_path(endpoint.id, "/api/v1"), {collections}).status, 403);
   EXPECT_EQ(server.get(log_path(endpoint.id)).status, 401);
-  EXPECT_TRUE(receiver.stays_at(1, 300)) << "no refused replay was sent";
+  EXPECT_TRUE(receiver.stays_at(2, 300)) << "no refused replay was sent";
 }
 
 TEST(WebhookDeliveries, AServerKilledMidDeliverySendsTheEventAgainAfterRestart) {

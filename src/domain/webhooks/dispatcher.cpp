@@ -29,6 +29,7 @@ constexpr std::array<time::Micros, 7> k_retry_delays = {
     18000 * k_second, 36000 * k_second, 36000 * k_second};
 constexpr time::Micros k_longest_delay = 36000 * k_second;
 constexpr int k_poll_wait_ms = 100;  // how often a pass in flight looks at `stopping`
+constexpr std::size_t k_records_per_unit = 32;  // attempts written per write unit, at most
 
 }  // namespace
 
@@ -176,6 +177,7 @@ struct Leased {
   std::deque<Due> queue;
   std::vector<std::string> pinned;     // the allowed addresses of its host
   std::optional<std::string> refused;  // why it cannot be connected to
+  bool lost = false;                   // its lease was taken over: deliver nothing more
   long long sent_timestamp = 0;        // webhook-timestamp of the request in flight
 };
 
@@ -347,63 +349,90 @@ Outcome outcome_of(const http_client::Response& response, time::Micros real_now)
   return outcome;
 }
 
-// Writes one attempt and its delivery's new state in one unit, fenced by the lease (renewed by
-// the same statement). Returns true when the endpoint may take its next delivery now.
-bool record(store::Store& store, const Lease& lease, const Leased& endpoint, const Due& due,
-            const Outcome& outcome, long long webhook_timestamp, time::Micros real_now) {
-  auto written = store.write<bool>([&](store::Tx& tx) -> Result<bool> {
-    if (tx.exec("UPDATE webhook_endpoints SET lease_until_micros = ? "
-                "WHERE tenant_id = ? AND id = ? AND lease_owner = ?",
-                {real_now + lease.micros, endpoint.tenant_id, endpoint.endpoint_id,
-                 lease.token}) == 0) {
-      return false;  // the lease was lost (or the endpoint deleted): write nothing
+// One attempt's outcome, waiting to be written.
+struct Recorded {
+  std::size_t endpoint = 0;  // index into the pass's leased endpoints
+  Due due;
+  Outcome outcome;
+  long long webhook_timestamp = 0;
+  time::Micros real_now = 0;  // when the response came
+};
+
+// Writes one attempt and its delivery's new state, fenced by the lease (renewed by the same
+// statement). Returns false when the lease was lost (or the endpoint deleted): nothing written.
+bool record(store::Tx& tx, const Lease& lease, const Leased& endpoint, const Recorded& done) {
+  const Due& due = done.due;
+  const Outcome& outcome = done.outcome;
+  if (tx.exec("UPDATE webhook_endpoints SET lease_until_micros = ? "
+              "WHERE tenant_id = ? AND id = ? AND lease_owner = ?",
+              {done.real_now + lease.micros, endpoint.tenant_id, endpoint.endpoint_id,
+               lease.token}) == 0) {
+    return false;
+  }
+  const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, done.real_now);
+  const int attempt = due.attempts + 1;
+  std::string state = "pending";
+  std::optional<time::Micros> next_attempt_at;
+  if (outcome.delivered) {
+    state = "delivered";
+  } else if (outcome.gone) {
+    next_attempt_at = tenant_now;  // due as soon as the endpoint is enabled again
+  } else if (auto delay = next_retry_delay_micros(attempt + 1, outcome.retry_after)) {
+    next_attempt_at = tenant_now + *delay;
+  } else {
+    state = "failed";
+  }
+  const std::string now = time::iso(tenant_now);
+  store::Value next_micros = nullptr;
+  if (next_attempt_at) next_micros = *next_attempt_at;
+  if (tx.exec("UPDATE webhook_deliveries SET state = ?, attempts = ?, "
+              "next_attempt_at_micros = ?, updated_at = ? "
+              "WHERE tenant_id = ? AND id = ? AND state = 'pending' AND attempts = ?",
+              {state, std::int64_t{attempt}, next_micros, now, endpoint.tenant_id, due.id,
+               std::int64_t{due.attempts}}) == 0) {
+    return true;  // changed meanwhile (a replay never is): the newer state stands
+  }
+  // A 410 sets no retry time in the log: the next attempt waits for the endpoint, not a time.
+  store::Value next_text = nullptr;
+  if (next_attempt_at && !outcome.gone) next_text = time::iso(*next_attempt_at);
+  store::Value status = nullptr;
+  if (outcome.status_code) status = std::int64_t{*outcome.status_code};
+  tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
+          "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
+          "next_attempt_at, webhook_timestamp, attempted_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {endpoint.tenant_id, ids::generate("whd"), due.id, endpoint.endpoint_id, due.event_id,
+           due.event_type, std::int64_t{attempt}, std::int64_t{due.replay ? 1 : 0},
+           std::int64_t{outcome.delivered ? 1 : 0}, status, outcome.latency_ms,
+           store::optional_value(outcome.error), next_text,
+           static_cast<std::int64_t>(done.webhook_timestamp), now});
+  if (outcome.gone) {
+    tx.exec("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', "
+            "updated_at = ? WHERE tenant_id = ? AND id = ?",
+            {now, endpoint.tenant_id, endpoint.endpoint_id});
+  }
+  return true;
+}
+
+// Writes the waiting outcomes in one unit (one commit for many attempts); an endpoint whose
+// lease was lost is marked so, and delivers nothing more in this pass.
+void record_all(store::Store& store, const Lease& lease, std::vector<Leased>& leased,
+                std::vector<Recorded>& waiting) {
+  if (waiting.empty()) return;
+  std::vector<std::size_t> lost;
+  static_cast<void>(store.write<Unit>([&](store::Tx& tx) -> Result<Unit> {
+    lost.clear();  // a retried unit starts over
+    for (const Recorded& done : waiting) {
+      if (std::find(lost.begin(), lost.end(), done.endpoint) != lost.end()) continue;
+      if (!record(tx, lease, leased[done.endpoint], done)) lost.push_back(done.endpoint);
     }
-    const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, real_now);
-    const int attempt = due.attempts + 1;
-    std::string state = "pending";
-    std::optional<time::Micros> next_attempt_at;
-    if (outcome.delivered) {
-      state = "delivered";
-    } else if (outcome.gone) {
-      next_attempt_at = tenant_now;  // due as soon as the endpoint is enabled again
-    } else if (auto delay = next_retry_delay_micros(attempt + 1, outcome.retry_after)) {
-      next_attempt_at = tenant_now + *delay;
-    } else {
-      state = "failed";
-    }
-    const std::string now = time::iso(tenant_now);
-    store::Value next_micros = nullptr;
-    if (next_attempt_at) next_micros = *next_attempt_at;
-    if (tx.exec("UPDATE webhook_deliveries SET state = ?, attempts = ?, "
-                "next_attempt_at_micros = ?, updated_at = ? "
-                "WHERE tenant_id = ? AND id = ? AND state = 'pending' AND attempts = ?",
-                {state, std::int64_t{attempt}, next_micros, now, endpoint.tenant_id, due.id,
-                 std::int64_t{due.attempts}}) == 0) {
-      return false;
-    }
-    // A 410 sets no retry time in the log: the next attempt waits for the endpoint, not a time.
-    store::Value next_text = nullptr;
-    if (next_attempt_at && !outcome.gone) next_text = time::iso(*next_attempt_at);
-    store::Value status = nullptr;
-    if (outcome.status_code) status = std::int64_t{*outcome.status_code};
-    tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
-            "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
-            "next_attempt_at, webhook_timestamp, attempted_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            {endpoint.tenant_id, ids::generate("whd"), due.id, endpoint.endpoint_id, due.event_id,
-             due.event_type, std::int64_t{attempt}, std::int64_t{due.replay ? 1 : 0},
-             std::int64_t{outcome.delivered ? 1 : 0}, status, outcome.latency_ms,
-             store::optional_value(outcome.error), next_text,
-             static_cast<std::int64_t>(webhook_timestamp), now});
-    if (outcome.gone) {
-      tx.exec("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', "
-              "updated_at = ? WHERE tenant_id = ? AND id = ?",
-              {now, endpoint.tenant_id, endpoint.endpoint_id});
-    }
-    return true;
-  });
-  metrics::count_worker_run("webhooks.delivery", !outcome.delivered);
-  return written.ok() && written.value() && outcome.delivered;
+    return Unit{};
+  }));
+  for (std::size_t endpoint : lost) leased[endpoint].lost = true;
+  for (const Recorded& done : waiting) {
+    metrics::count_worker_run("webhooks.attempt", !done.outcome.delivered);
+  }
+  waiting.clear();
 }
 
 void release_leases(store::Store& store, const Lease& lease, const std::vector<Leased>& leased,
@@ -424,10 +453,14 @@ bool stopping(const DispatcherOptions& options) {
 }
 
 // Sends every leased endpoint's due deliveries: endpoints concurrently, each one's in order,
-// one at a time. Returns how many attempts it recorded.
+// one at a time. An endpoint's next request goes as soon as the previous one succeeded; outcomes
+// are written in units of up to k_records_per_unit (and whenever nothing is in flight), so a fast
+// receiver is not held to one commit per event. A crash before an outcome is written sends that
+// event again: at least once. Returns how many attempts it made.
 std::int64_t deliver(store::Store& store, const DispatcherOptions& options, const Lease& lease,
                      std::vector<Leased>& leased, const time::Clock& clock) {
   std::int64_t attempts = 0;
+  std::vector<Recorded> waiting;
   http_client::Multi multi(leased.size());
   for (std::size_t i = 0; i < leased.size(); ++i) {
     Leased& endpoint = leased[i];
@@ -435,8 +468,8 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
     if (endpoint.refused) {  // an attempt without a request: retried on the schedule
       Outcome refused;
       refused.error = endpoint.refused;
-      record(store, lease, endpoint, endpoint.queue.front(), refused, clock.now() / k_second,
-             clock.now());
+      const time::Micros real_now = clock.now();
+      waiting.push_back({i, endpoint.queue.front(), refused, real_now / k_second, real_now});
       ++attempts;
       continue;
     }
@@ -450,15 +483,22 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
     for (auto& [slot, response] : multi.poll(k_poll_wait_ms)) {
       Leased& endpoint = leased[slot];
       const time::Micros real_now = clock.now();
-      const bool next = record(store, lease, endpoint, endpoint.queue.front(),
-                               outcome_of(response, real_now), endpoint.sent_timestamp, real_now);
-      ++attempts;
+      Recorded done{slot, std::move(endpoint.queue.front()), outcome_of(response, real_now),
+                    endpoint.sent_timestamp, real_now};
       endpoint.queue.pop_front();
-      if (next && !endpoint.queue.empty() && !stopping(options)) {
+      ++attempts;
+      // A failure ends the endpoint's turn (a 410 disables it).
+      if (done.outcome.delivered && !endpoint.lost && !endpoint.queue.empty() &&
+          !stopping(options)) {
         multi.start(slot, request_for(endpoint, options, clock.now()));
       }
+      waiting.push_back(std::move(done));
+    }
+    if (waiting.size() >= k_records_per_unit || multi.running() == 0) {
+      record_all(store, lease, leased, waiting);
     }
   }
+  record_all(store, lease, leased, waiting);  // what came back before a stop is kept
   return attempts;
 }
 

@@ -12,7 +12,8 @@
 //    order, one at a time, POSTing {"id","type","timestamp","data"} with webhook-id (the event
 //    id, the same on every attempt and replay), webhook-timestamp (real Unix seconds of this
 //    attempt) and webhook-signature; a 15 s timeout. Each attempt is logged (webhook_attempts)
-//    and its delivery updated in one unit after the response:
+//    and its delivery updated in one unit after the response (a unit holds the attempts of up
+//    to 32 responses, so that the next request need not wait for a commit):
 //    - 2xx: delivered;
 //    - 410: the endpoint is disabled (disabled_reason `gone`); the delivery stays pending, and
 //      goes once the endpoint is enabled again;
