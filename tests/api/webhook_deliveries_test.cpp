@@ -136,6 +136,15 @@ std::string make_account_holder(const Server& server, int port = 0) {
   return made.status == 201 ? harness::text(made.json(), "id") : "";
 }
 
+// What most tests start from: an endpoint for the account holders' events, and one such event
+// sent to it (the receiver has the request).
+Endpoint endpoint_with_one_event(const Server& server, const WebhookReceiver& receiver) {
+  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
+  make_account_holder(server);
+  EXPECT_TRUE(receiver.wait_for(1));
+  return endpoint;
+}
+
 void advance(const Server& server, long long seconds) {
   Reply moved = server.post("/v1/sandbox/clock/advance",
                             "{\"seconds\":" + std::to_string(seconds) + "}",
@@ -281,9 +290,7 @@ TEST(WebhookDeliveries, AFailingReceiverIsRetriedOnTheScheduleAsTheClockAdvances
   Server server;
   WebhookReceiver receiver;
   receiver.script({{500, {}, "broken"}, {503}, {500}});  // then 200
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   json::array log = wait_for_log(server, endpoint.id, 1);
   EXPECT_EQ(log.at(0).at("status_code").as_int64(), 500);
   EXPECT_EQ(harness::text(log.at(0), "error"), "HTTP 500: broken");
@@ -328,9 +335,7 @@ TEST(WebhookDeliveries, AfterEightFailedAttemptsTheDeliveryFails) {
   Server server;
   WebhookReceiver receiver;
   receiver.set_default({500});
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   const long long waits[] = {5, 300, 1800, 7200, 18000, 36000, 36000};
   for (std::size_t i = 0; i < 7; ++i) {
     wait_for_log(server, endpoint.id, i + 1);
@@ -363,9 +368,7 @@ TEST(WebhookDeliveries, RetryAfterIsHonouredUpToTheLongestStep) {
   Server server;
   WebhookReceiver receiver;
   receiver.script({{503, "3600"}, {429, "999999"}});  // then 200
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   json::array log = wait_for_log(server, endpoint.id, 1);
   EXPECT_EQ(retry_wait_seconds(log.at(0)), 3600) << "later than the schedule's 5 s";
   advance(server, 5);
@@ -385,9 +388,7 @@ TEST(WebhookDeliveries, A410DisablesTheEndpointUntilItIsEnabledAgain) {
   Server server;
   WebhookReceiver receiver;
   receiver.script({{410}});
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   json::array log = wait_for_log(server, endpoint.id, 1);
   EXPECT_EQ(log.at(0).at("status_code").as_int64(), 410);
   EXPECT_TRUE(log.at(0).at("next_attempt_at").is_null());
@@ -458,9 +459,7 @@ TEST(WebhookDeliveries, EventTypesChooseWhatAnEndpointReceives) {
 TEST(WebhookDeliveries, AReplayResendsTheEventWithTheSameWebhookId) {
   Server server;
   WebhookReceiver receiver;
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   const std::string event_id = receiver.requests().at(0).header("webhook-id");
   wait_for_log(server, endpoint.id, 1);
 
@@ -496,9 +495,7 @@ TEST(WebhookDeliveries, AReplayResendsTheEventWithTheSameWebhookId) {
 TEST(WebhookDeliveries, TheLogAndReplaysRefuseUnknownIdsAndMissingScopes) {
   Server server;
   WebhookReceiver receiver;
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   const std::string event_id = receiver.requests().at(0).header("webhook-id");
   const std::string unknown_endpoint = "whe_AAAAAAAAAAAAAAAAAAAAAA";
   const std::string unknown_event = "evt_AAAAAAAAAAAAAAAAAAAAAA";
@@ -575,9 +572,7 @@ TEST(WebhookDeliveries, AServerKilledMidDeliverySendsTheEventAgainAfterRestart) 
                     : harness::ServerOptions{});
   WebhookReceiver receiver;
   receiver.script({Answer{.hang = true}});  // then 200
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
-  ASSERT_TRUE(receiver.wait_for(1));
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   server.stop(true);  // SIGKILL while the receiver holds the request
   server.start();
   ASSERT_TRUE(receiver.wait_for(2, 15000));
@@ -595,8 +590,7 @@ TEST(WebhookDeliveries, ATimeoutIsAFailedAttempt) {
   Server server({.environment = {"TESORO_WEBHOOK_TIMEOUT_MS=500"}});
   WebhookReceiver receiver;
   receiver.script({Answer{.hang = true}});
-  const Endpoint endpoint = add_endpoint(server, receiver.url(), {"account_holder.created"});
-  make_account_holder(server);
+  const Endpoint endpoint = endpoint_with_one_event(server, receiver);
   json::array log = wait_for_log(server, endpoint.id, 1);
   EXPECT_TRUE(log.at(0).at("status_code").is_null());
   EXPECT_EQ(harness::text(log.at(0), "error"), "timed out after 500 ms");

@@ -155,6 +155,20 @@ class WebhookDispatcher : public test_stores::EngineStoreTest {
     return test_stores::read_integer(*temp->store, sql, params);
   }
 
+  // A delivery pass on its own thread, once the receiver holds its one request unanswered.
+  std::thread pass_held_by(harness::WebhookReceiver& receiver,
+                           const webhooks::DispatcherOptions& options) {
+    receiver.script({harness::Answer{.hang = true}});
+    add_endpoint(k_tenant, receiver.url());
+    emit(k_tenant, "collection.paid");
+    fan_out();
+    std::thread pass([this, &options] {
+      webhooks::deliver_pass(*temp->store, sealer, options, clock);
+    });
+    EXPECT_TRUE(receiver.wait_for(1));
+    return pass;
+  }
+
   crypto::Sealer sealer{crypto::random_bytes(32)};
   std::string secret = webhooks::new_secret();
   time::SystemClock clock;
@@ -221,14 +235,9 @@ TEST_P(WebhookDispatcher, ALiveLeaseIsRespectedAndAnExpiredOneTakenOver) {
 
 TEST_P(WebhookDispatcher, ANodeThatLostItsLeaseMidAttemptWritesNothing) {
   harness::WebhookReceiver receiver;
-  receiver.script({harness::Answer{.hang = true}});
-  add_endpoint(k_tenant, receiver.url());
-  emit(k_tenant, "collection.paid");
-  fan_out();
   webhooks::DispatcherOptions options;
   options.node_id = "slow-node";
-  std::thread pass([&] { webhooks::deliver_pass(*temp->store, sealer, options, clock); });
-  ASSERT_TRUE(receiver.wait_for(1));
+  std::thread pass = pass_held_by(receiver, options);
   // Another node took the endpoint over (the slow node's lease ran out).
   write([&](store::Tx& tx) {
     tx.exec("UPDATE webhook_endpoints SET lease_owner = 'fast-node', lease_until_micros = ?",
@@ -244,16 +253,11 @@ TEST_P(WebhookDispatcher, ANodeThatLostItsLeaseMidAttemptWritesNothing) {
 
 TEST_P(WebhookDispatcher, StoppingDropsTheAttemptInFlightUnrecorded) {
   harness::WebhookReceiver receiver;
-  receiver.script({harness::Answer{.hang = true}});
-  add_endpoint(k_tenant, receiver.url());
-  emit(k_tenant, "collection.paid");
-  fan_out();
   std::atomic<bool> stopping{false};
   webhooks::DispatcherOptions options;
   options.node_id = "stopping-node";
   options.stopping = &stopping;
-  std::thread pass([&] { webhooks::deliver_pass(*temp->store, sealer, options, clock); });
-  ASSERT_TRUE(receiver.wait_for(1));
+  std::thread pass = pass_held_by(receiver, options);
   const auto asked = std::chrono::steady_clock::now();
   stopping = true;
   pass.join();
