@@ -85,7 +85,8 @@ bool is_secret(const std::string& secret) {
 
 std::set<std::string> paths(const Reply& reply) {
   std::set<std::string> out;
-  for (const auto& item : reply.json().at("errors").as_array()) {
+  const json::value body = reply.json();
+  for (const auto& item : body.at("errors").as_array()) {
     if (item.at("path").is_string()) out.insert(std::string(item.at("path").as_string()));
   }
   return out;
@@ -178,7 +179,7 @@ TEST_P(WebhookEndpoints, ListIsPaginatedNewestFirst) {
   }
   Reply first = call(server, caller(), "GET", "?page_size=10");
   ASSERT_EQ(first.status, 200) << first.body;
-  const json::array& page = first.json().at("webhook_endpoints").as_array();
+  const json::array page = first.json().at("webhook_endpoints").as_array();
   ASSERT_EQ(page.size(), 10u);
   EXPECT_EQ(text(page[0], "id"), ids.back());
   EXPECT_EQ(first.json().at("pagination").at("total_items").as_int64(), 12);

@@ -24,7 +24,8 @@ std::string encode_types(const std::vector<std::string>& event_types) {
 
 std::vector<std::string> decode_types(const std::string& text) {
   std::vector<std::string> types;
-  for (const json::value& type : json::parse(text).as_array()) {
+  const json::value parsed = json::parse(text);
+  for (const json::value& type : parsed.as_array()) {
     types.emplace_back(type.as_string());
   }
   return types;
