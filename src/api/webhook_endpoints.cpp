@@ -27,8 +27,7 @@ std::optional<std::string> read_url(ObjectReader& reader, Need need, const Setti
 
 // event_types: an array of strings, each a known type or pattern (webhooks::check_event_types);
 // [] for every type.
-std::optional<std::vector<std::string>> read_event_types(ObjectReader& reader,
-                                                         Problems& problems) {
+std::optional<std::vector<std::string>> read_event_types(ObjectReader& reader, Problems& problems) {
   const json::array* items = reader.array("event_types", Need::optional);
   if (!items) return std::nullopt;
   std::vector<std::string> types;
@@ -49,8 +48,7 @@ std::optional<std::vector<std::string>> read_event_types(ObjectReader& reader,
   return types;
 }
 
-Result<webhooks::NewEndpoint> decode_new_endpoint(std::string_view body,
-                                                  const Settings& settings) {
+Result<webhooks::NewEndpoint> decode_new_endpoint(std::string_view body, const Settings& settings) {
   auto parsed = parse_object(body);
   if (!parsed) return std::move(parsed).error();
   Problems problems;
@@ -95,10 +93,9 @@ http::Response create(Context& context) {
   if (!input) return context.error(input.error());
   context.response_has_secret = true;
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto created = webhooks::create_endpoint(tx, context.services.secrets, context.tenant_id(),
-                                             input.value(),
-                                             context.services.settings.webhook_destinations,
-                                             context.now());
+    auto created =
+        webhooks::create_endpoint(tx, context.services.secrets, context.tenant_id(), input.value(),
+                                  context.services.settings.webhook_destinations, context.now());
     if (!created) return std::move(created).error();
     return json_response(201, webhooks::to_json(created->endpoint, created->secret));
   });
@@ -173,8 +170,8 @@ http::Response rotate_secret(Context& context) {
 }  // namespace
 
 void add_webhook_endpoint_routes(Routes& routes) {
-  for (auto [prefix, auth] : {std::pair{"/v1", AuthKind::core},
-                              std::pair{"/api/v1", AuthKind::participant}}) {
+  for (auto [prefix, auth] :
+       {std::pair{"/v1", AuthKind::core}, std::pair{"/api/v1", AuthKind::participant}}) {
     const std::string base = std::string(prefix) + "/webhook_endpoints";
     const std::string scope = "webhooks";  // a core group, and a participant scope
     routes.push_back({"POST", base, auth, scope, create});

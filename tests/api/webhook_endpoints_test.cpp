@@ -83,18 +83,10 @@ bool is_secret(const std::string& secret) {
   return std::regex_match(secret, k_shape);
 }
 
-std::set<std::string> paths(const Reply& reply) {
-  std::set<std::string> out;
-  for (const auto& item : reply.json().at("errors").as_array()) {
-    if (item.at("path").is_string()) out.insert(std::string(item.at("path").as_string()));
-  }
-  return out;
-}
-
 void expect_invalid(const Reply& reply, const std::string& path, const std::string& what) {
   EXPECT_EQ(reply.status, 400) << what << ": " << reply.body;
   EXPECT_EQ(reply.error_code(), "validation_error") << what;
-  EXPECT_TRUE(paths(reply).count(path)) << what << " wants " << path << ": " << reply.body;
+  EXPECT_TRUE(reply.error_paths().count(path)) << what << " wants " << path << ": " << reply.body;
 }
 
 // The message of the first error item.
@@ -160,8 +152,8 @@ TEST_P(WebhookEndpoints, OptionalFieldsHaveDefaults) {
   EXPECT_TRUE(created.json().at("description").is_null());
   EXPECT_EQ(created.json().at("event_types"), json::array());
   EXPECT_EQ(created.json().at("enabled"), true);
-  json::object disabled{{"url", "https://hooks.example.com/x"}, {"enabled", false},
-                        {"description", nullptr}};
+  json::object disabled{
+      {"url", "https://hooks.example.com/x"}, {"enabled", false}, {"description", nullptr}};
   Reply off = create(server, caller(), disabled);
   ASSERT_EQ(off.status, 201) << off.body;
   EXPECT_EQ(off.json().at("enabled"), false);
@@ -178,7 +170,7 @@ TEST_P(WebhookEndpoints, ListIsPaginatedNewestFirst) {
   }
   Reply first = call(server, caller(), "GET", "?page_size=10");
   ASSERT_EQ(first.status, 200) << first.body;
-  const json::array& page = first.json().at("webhook_endpoints").as_array();
+  const json::array page = first.json().at("webhook_endpoints").as_array();
   ASSERT_EQ(page.size(), 10u);
   EXPECT_EQ(text(page[0], "id"), ids.back());
   EXPECT_EQ(first.json().at("pagination").at("total_items").as_int64(), 12);
@@ -191,14 +183,14 @@ TEST_P(WebhookEndpoints, ListIsPaginatedNewestFirst) {
 }
 
 TEST_P(WebhookEndpoints, PatchChangesOnlyTheFieldsSent) {
-  json::object body{{"url", k_local_url}, {"description", "first"},
-                    {"event_types", json::array{"collection.*"}}};
+  json::object body{
+      {"url", k_local_url}, {"description", "first"}, {"event_types", json::array{"collection.*"}}};
   Reply created = create(server, caller(), body);
   ASSERT_EQ(created.status, 201) << created.body;
   std::string id = id_of(created);
   // Later on the tenant's clock: updated_at follows it.
-  Reply advanced = server.send({"POST", "/v1/sandbox/clock/advance", R"({"seconds":120})",
-                                {tenant.core.bearer}});
+  Reply advanced = server.send(
+      {"POST", "/v1/sandbox/clock/advance", R"({"seconds":120})", {tenant.core.bearer}});
   ASSERT_EQ(advanced.status, 200) << advanced.body;
 
   Reply renamed = call(server, caller(), "PATCH", "/" + id, R"({"description":"second"})");
@@ -235,7 +227,9 @@ TEST_P(WebhookEndpoints, PatchValidatesLikeCreateAndChangesNothingWhenRefused) {
   Reply created = create(server, caller(), local_endpoint());
   ASSERT_EQ(created.status, 201) << created.body;
   std::string id = id_of(created);
-  auto patch = [&](const std::string& body) { return call(server, caller(), "PATCH", "/" + id, body); };
+  auto patch = [&](const std::string& body) {
+    return call(server, caller(), "PATCH", "/" + id, body);
+  };
   expect_invalid(patch(R"({"url":null})"), "url", "null url");
   expect_invalid(patch(R"({"url":"ftp://example.com/"})"), "url", "ftp");
   expect_invalid(patch(R"({"url":"https://10.0.0.1/"})"), "url", "private address");
@@ -248,7 +242,7 @@ TEST_P(WebhookEndpoints, PatchValidatesLikeCreateAndChangesNothingWhenRefused) {
   expect_invalid(patch(R"({"description":"ok","colour":"red"})"), "colour", "unknown field");
   EXPECT_EQ(patch("[]").error_code(), "validation_error");
   Reply both = patch(R"({"url":"nope","event_types":["nope"]})");
-  EXPECT_EQ(paths(both), (std::set<std::string>{"url", "event_types.0"})) << both.body;
+  EXPECT_EQ(both.error_paths(), (std::set<std::string>{"url", "event_types.0"})) << both.body;
   json::object shown = call(server, caller(), "GET", "/" + id).json().as_object();
   json::object original = created.json().as_object();
   original.erase("secret");
@@ -325,9 +319,9 @@ TEST_P(WebhookEndpoints, CreateRefusesBadFieldsWithTheirPaths) {
   json::array too_many;
   for (int i = 0; i < 101; ++i) too_many.emplace_back("collection.paid");
   refused({{"url", k_local_url}, {"event_types", too_many}}, "event_types", "too many types");
-  Reply several = create(server, caller(),
-                         {{"url", "ftp://x.example/"}, {"event_types", json::array{"x.y"}}});
-  EXPECT_EQ(paths(several), (std::set<std::string>{"url", "event_types.0"})) << several.body;
+  Reply several =
+      create(server, caller(), {{"url", "ftp://x.example/"}, {"event_types", json::array{"x.y"}}});
+  EXPECT_EQ(several.error_paths(), (std::set<std::string>{"url", "event_types.0"})) << several.body;
   EXPECT_NE(message_of(create(server, caller(), {{"url", "https://10.0.0.1/"}})).find("private"),
             std::string::npos);
   // Nothing was created.
@@ -373,10 +367,13 @@ TEST_P(WebhookEndpoints, UnknownAndOtherTenantsEndpointsAre404) {
   }
   // Their endpoint is untouched, and absent from this tenant's list.
   EXPECT_TRUE(call(server, shared_tenant().core, "GET", "/" + id_of(theirs))
-                  .json().at("description").is_null());
+                  .json()
+                  .at("description")
+                  .is_null());
   EXPECT_EQ(call(server, caller(), "GET").json().at("pagination").at("total_items").as_int64(), 0);
   // Not an endpoint id at all: 400 at `id`.
-  expect_invalid(call(server, caller(), "GET", "/car_0000000000000000000000"), "id", "other prefix");
+  expect_invalid(call(server, caller(), "GET", "/car_0000000000000000000000"), "id",
+                 "other prefix");
   expect_invalid(call(server, caller(), "DELETE", "/nope"), "id", "no id");
 }
 
@@ -458,14 +455,15 @@ TEST(WebhookEndpointsScopes, AccessTokensNeedTheWebhooksScope) {
   const json::object& init = server.credentials();
   Caller narrow = participant_caller(server, text(init, "client_id"), text(init, "client_secret"),
                                      "collections outgoing_transfers tenant_accounts");
-  for (auto [method, body] : {std::pair{"GET", ""}, std::pair{"POST", R"({"url":"http://localhost:9/"})"}}) {
+  for (auto [method, body] :
+       {std::pair{"GET", ""}, std::pair{"POST", R"({"url":"http://localhost:9/"})"}}) {
     Reply refused = call(server, narrow, method, "", body);
     EXPECT_EQ(refused.status, 403) << method;
     EXPECT_EQ(refused.error_code(), "not_authorized");
     EXPECT_NE(message_of(refused).find("webhooks"), std::string::npos);
   }
-  Caller full = participant_caller(server, text(init, "client_id"), text(init, "client_secret"),
-                                   "webhooks");
+  Caller full =
+      participant_caller(server, text(init, "client_id"), text(init, "client_secret"), "webhooks");
   EXPECT_EQ(call(server, full, "GET").status, 200);
   EXPECT_EQ(server.send({"GET", "/api/v1/webhook_endpoints", "", {}}).status, 401);
 }
@@ -474,7 +472,8 @@ TEST(WebhookEndpointsProduction, HttpsRequiredAndLoopbackRefused) {
   Server server({{"--environment", "production"}});
   Tenant tenant = new_tenant(server, "production");
   for (const Caller& caller : {tenant.core, tenant.participant}) {
-    Reply http = create(server, caller, {{"url", "http://hooks.example.com/x"}, {"enabled", false}});
+    Reply http =
+        create(server, caller, {{"url", "http://hooks.example.com/x"}, {"enabled", false}});
     expect_invalid(http, "url", "http in production");
     EXPECT_NE(message_of(http).find("https"), std::string::npos) << http.body;
     for (const char* url : {"https://127.0.0.1:9/", "https://localhost/", "https://[::1]/",
@@ -512,15 +511,38 @@ TEST(WebhookEndpointsAllowList, OnlyListedHostsAndNamedPrivateAddresses) {
     Reply unlisted = create(server, caller, {{"url", "https://example.com/"}, {"enabled", false}});
     EXPECT_NE(message_of(unlisted).find("--webhook-allowed-hosts"), std::string::npos);
   }
-  Reply created = create(server, tenant.core, {{"url", "https://hooks.example.com/a"}, {"enabled", false}});
+  Reply created =
+      create(server, tenant.core, {{"url", "https://hooks.example.com/a"}, {"enabled", false}});
   ASSERT_EQ(created.status, 201);
-  expect_invalid(call(server, tenant.core, "PATCH", "/" + id_of(created),
-                      R"({"url":"https://example.org/"})"),
-                 "url", "PATCH to an unlisted host");
+  expect_invalid(
+      call(server, tenant.core, "PATCH", "/" + id_of(created), R"({"url":"https://example.org/"})"),
+      "url", "PATCH to an unlisted host");
 }
 
+namespace {
+
+// Everything the database holds, as bytes: the SQLite folder's files, or a PostgreSQL data dump.
+std::string stored_bytes(const Server& server) {
+  std::vector<std::string> flags = server.store_flags();
+  if (flags.at(0) == "--database-url") {
+    int code = 0;
+    std::string dump =
+        harness::run_capture("pg_dump --data-only " + harness::shell_quote(flags.at(1)), &code);
+    EXPECT_EQ(code, 0);
+    return dump;
+  }
+  std::string everything;
+  for (const auto& entry : std::filesystem::directory_iterator(flags.at(1))) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream file(entry.path(), std::ios::binary);
+    everything.append(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
+  return everything;
+}
+
+}  // namespace
+
 TEST(WebhookEndpointsStorage, TheSecretIsNotStoredInClear) {
-  if (harness::is_postgres()) GTEST_SKIP() << "reads the SQLite files";
   Server server;
   Tenant tenant = new_tenant(server);
   std::string key = "x-idempotency-key: " + harness::new_uuid();
@@ -529,19 +551,13 @@ TEST(WebhookEndpointsStorage, TheSecretIsNotStoredInClear) {
   Reply rotated = call(server, tenant.core, "POST", "/" + id_of(created) + "/rotate_secret", "",
                        {"x-idempotency-key: " + harness::new_uuid()});
   ASSERT_EQ(rotated.status, 200) << rotated.body;
-  std::vector<std::string> secrets = {text(created.json(), "secret"), text(rotated.json(), "secret")};
+  std::vector<std::string> secrets = {text(created.json(), "secret"),
+                                      text(rotated.json(), "secret")};
   // The replay still answers the secret: the stored response is sealed, not dropped.
   EXPECT_EQ(call(server, tenant.core, "POST", "", json::serialize(local_endpoint()), {key}).body,
             created.body);
-  std::vector<std::string> flags = server.store_flags();
-  ASSERT_EQ(flags.at(0), "--data");
-  std::string everything;
-  for (const auto& entry : std::filesystem::directory_iterator(flags.at(1))) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream file(entry.path(), std::ios::binary);
-    everything.append(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-  }
-  ASSERT_NE(everything.find(tenant.id), std::string::npos) << "the files hold the tenant's rows";
+  std::string everything = stored_bytes(server);
+  ASSERT_NE(everything.find(id_of(created)), std::string::npos) << "the endpoint's row is there";
   for (const std::string& secret : secrets) {
     EXPECT_EQ(everything.find(secret.substr(6)), std::string::npos) << "a secret in clear";
   }

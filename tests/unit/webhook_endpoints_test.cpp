@@ -53,16 +53,36 @@ TEST(WebhookUrls, PublicHttpsUrlsAreAccepted) {
 }
 
 TEST(WebhookUrls, ShapeProblemsAreRefused) {
-  for (const char* url :
-       {"", "not a url", "hooks.example.com/path", "/relative/path", "https:no-authority",
-        "https:///no-host", "https://:443/", "ftp://example.com/", "ws://example.com/",
-        "file:///etc/passwd", "https://user:pass@example.com/", "https://user@example.com/",
-        "https://@example.com/", "https://example.com/#fragment", "https://example.com/#",
-        "https://example.com:0/", "https://example.com:65536/", "https://example.com:99999/",
-        "https://example.com:/", "https://exa mple.com/", "https://exa_mple.com/",
-        "https://-bad.example.com/", "https://bad-.example.com/", "https://a..b.com/",
-        "https://[v1.fe]/", "https://example.com%2fevil/", "https://127.1/",
-        "https://0x7f.0.0.1/", "https://2130706433/", "https://10.1/"}) {
+  for (const char* url : {"",
+                          "not a url",
+                          "hooks.example.com/path",
+                          "/relative/path",
+                          "https:no-authority",
+                          "https:///no-host",
+                          "https://:443/",
+                          "ftp://example.com/",
+                          "ws://example.com/",
+                          "file:///etc/passwd",
+                          "https://user:pass@example.com/",
+                          "https://user@example.com/",
+                          "https://@example.com/",
+                          "https://example.com/#fragment",
+                          "https://example.com/#",
+                          "https://example.com:0/",
+                          "https://example.com:65536/",
+                          "https://example.com:99999/",
+                          "https://example.com:/",
+                          "https://exa mple.com/",
+                          "https://exa_mple.com/",
+                          "https://-bad.example.com/",
+                          "https://bad-.example.com/",
+                          "https://a..b.com/",
+                          "https://[v1.fe]/",
+                          "https://example.com%2fevil/",
+                          "https://127.1/",
+                          "https://0x7f.0.0.1/",
+                          "https://2130706433/",
+                          "https://10.1/"}) {
     EXPECT_FALSE(accepted(url, k_sandbox_any)) << url;
   }
   std::string long_url = "https://example.com/" + std::string(limits::k_webhook_url_max_bytes, 'a');
@@ -103,12 +123,31 @@ TEST(WebhookUrls, LoopbackOnlyInTheSandbox) {
 }
 
 TEST(WebhookUrls, RestrictedAddressesNeedToBeNamedExactly) {
-  for (const char* host :
-       {"10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.255", "192.168.1.1",
-        "169.254.169.254", "100.64.0.1", "100.127.255.255", "224.0.0.1", "239.1.2.3",
-        "0.0.0.0", "0.1.2.3", "255.255.255.255", "240.0.0.1", "[fc00::1]", "[fd12:3456::1]",
-        "[fe80::1]", "[febf::1]", "[fec0::1]", "[ff02::1]", "[::]", "[::ffff:10.0.0.1]",
-        "[::ffff:169.254.169.254]", "[::ffff:0a00:0001]", "[64:ff9b::10.0.0.1]"}) {
+  for (const char* host : {"10.0.0.1",
+                           "10.255.255.255",
+                           "172.16.0.1",
+                           "172.31.255.255",
+                           "192.168.1.1",
+                           "169.254.169.254",
+                           "100.64.0.1",
+                           "100.127.255.255",
+                           "224.0.0.1",
+                           "239.1.2.3",
+                           "0.0.0.0",
+                           "0.1.2.3",
+                           "255.255.255.255",
+                           "240.0.0.1",
+                           "[fc00::1]",
+                           "[fd12:3456::1]",
+                           "[fe80::1]",
+                           "[febf::1]",
+                           "[fec0::1]",
+                           "[ff02::1]",
+                           "[::]",
+                           "[::ffff:10.0.0.1]",
+                           "[::ffff:169.254.169.254]",
+                           "[::ffff:0a00:0001]",
+                           "[64:ff9b::10.0.0.1]"}) {
     std::string url = "https://" + std::string(host) + "/hook";
     EXPECT_NE(refusal(url, k_sandbox_any).find("private"), std::string::npos) << url;
     EXPECT_FALSE(accepted(url, k_production_any)) << url;
@@ -120,9 +159,9 @@ TEST(WebhookUrls, RestrictedAddressesNeedToBeNamedExactly) {
     EXPECT_TRUE(accepted(url, Destinations{false, {"example.com", std::string(host)}})) << url;
   }
   // Neighbours of the blocks are public.
-  for (const char* host : {"11.0.0.1", "172.15.255.255", "172.32.0.1", "192.169.0.1",
-                           "169.253.0.1", "100.63.255.255", "100.128.0.1", "223.255.255.255",
-                           "1.1.1.1", "[2606:4700::1111]", "[fbff::1]", "[fe7f::1]"}) {
+  for (const char* host : {"11.0.0.1", "172.15.255.255", "172.32.0.1", "192.169.0.1", "169.253.0.1",
+                           "100.63.255.255", "100.128.0.1", "223.255.255.255", "1.1.1.1",
+                           "[2606:4700::1111]", "[fbff::1]", "[fe7f::1]"}) {
     std::string url = "https://" + std::string(host) + "/";
     EXPECT_TRUE(accepted(url, k_production_any)) << url;
   }
@@ -137,12 +176,16 @@ TEST(WebhookUrls, HostsMustMatchTheAllowList) {
   EXPECT_TRUE(accepted("https://a.partner.co/", list));
   EXPECT_TRUE(accepted("https://a.b.partner.co/", list));
   EXPECT_TRUE(accepted("https://8.8.4.4/", list));
-  for (const char* url : {"https://example.com/", "https://other.example.com/",
-                          "https://partner.co/", "https://evilpartner.co/",
-                          "https://hooks.example.com.evil.io/", "https://8.8.8.8/"}) {
+  for (const char* url :
+       {"https://example.com/", "https://other.example.com/", "https://partner.co/",
+        "https://evilpartner.co/", "https://hooks.example.com.evil.io/", "https://8.8.8.8/"}) {
     EXPECT_NE(refusal(url, list).find("--webhook-allowed-hosts"), std::string::npos) << url;
   }
   EXPECT_FALSE(accepted("https://anything.example/", Destinations{false, {}}));
+  // Entries are compared without the spaces a hand-written list may put around them.
+  EXPECT_TRUE(accepted("https://hooks.example.com/", Destinations{false, {" hooks.example.com "}}));
+  EXPECT_TRUE(accepted("https://a.partner.co/", Destinations{false, {" *.Partner.co "}}));
+  EXPECT_TRUE(accepted("https://any.example/", Destinations{false, {" * "}}));
 }
 
 TEST(WebhookAddresses, TheDispatcherChecksEveryResolvedAddress) {
@@ -156,14 +199,14 @@ TEST(WebhookAddresses, TheDispatcherChecksEveryResolvedAddress) {
         << address;
     EXPECT_FALSE(webhooks::check_address("hooks.example.com", address, k_sandbox_any)) << address;
     // Named exactly, by address or by host name, it is the operator's choice.
-    EXPECT_TRUE(webhooks::check_address("hooks.example.com", address,
-                                        Destinations{false, {"*", address}}))
+    EXPECT_TRUE(
+        webhooks::check_address("hooks.example.com", address, Destinations{false, {"*", address}}))
         << address;
-    EXPECT_TRUE(webhooks::check_address("hooks.internal", address,
-                                        Destinations{false, {"hooks.internal"}}))
+    EXPECT_TRUE(
+        webhooks::check_address("hooks.internal", address, Destinations{false, {"hooks.internal"}}))
         << address;
-    EXPECT_FALSE(webhooks::check_address("a.internal", address,
-                                         Destinations{false, {"*.internal"}}))
+    EXPECT_FALSE(
+        webhooks::check_address("a.internal", address, Destinations{false, {"*.internal"}}))
         << address;
   }
   // Loopback: the sandbox only, whatever name led there.
@@ -172,8 +215,8 @@ TEST(WebhookAddresses, TheDispatcherChecksEveryResolvedAddress) {
     EXPECT_TRUE(webhooks::check_address("hooks.example.com", address, k_sandbox_any)) << address;
     EXPECT_FALSE(webhooks::check_address("hooks.example.com", address, k_production_any))
         << address;
-    EXPECT_FALSE(webhooks::check_address("localhost", address,
-                                         Destinations{false, {"localhost", address}}))
+    EXPECT_FALSE(
+        webhooks::check_address("localhost", address, Destinations{false, {"localhost", address}}))
         << address;
   }
   // The host is checked again: the allow-list may have changed since registration.
@@ -211,11 +254,11 @@ TEST(WebhookEventTypes, TheCatalogueHasEveryStateEventOfTheModules) {
 
 TEST(WebhookEventTypes, KnownTypesAndPrefixPatternsPass) {
   EXPECT_FALSE(webhooks::check_event_types({}));
-  EXPECT_FALSE(webhooks::check_event_types({"collection.paid", "collection.*", "payout.*",
-                                            "card_transaction.capture", "card.*"}));
-  auto error = webhooks::check_event_types(
-      {"collection.paid", "collection.nope", "*", "collection.paid", "nothing.*", "collection.",
-       "collection.p*", "card_transaction.*"});
+  EXPECT_FALSE(webhooks::check_event_types(
+      {"collection.paid", "collection.*", "payout.*", "card_transaction.capture", "card.*"}));
+  auto error = webhooks::check_event_types({"collection.paid", "collection.nope", "*",
+                                            "collection.paid", "nothing.*", "collection.",
+                                            "collection.p*", "card_transaction.*"});
   ASSERT_TRUE(error);
   EXPECT_EQ(error->status, 400);
   std::vector<std::string> paths;
@@ -250,9 +293,8 @@ class WebhookEndpointsStore : public test_stores::EngineStoreTest {
   void SetUp() override {
     EngineStoreTest::SetUp();
     if (IsSkipped()) return;
-    tenant_id = test_stores::write_ok<std::string>(*temp->store, [&](store::Tx& tx) {
-      return auth::create_tenant(tx, "t", "sandbox", now);
-    });
+    tenant_id = test_stores::write_ok<std::string>(
+        *temp->store, [&](store::Tx& tx) { return auth::create_tenant(tx, "t", "sandbox", now); });
   }
 
   Result<webhooks::Created> create(const std::string& url = "https://hooks.example.com/") {
@@ -306,9 +348,8 @@ TEST_P(WebhookEndpointsStore, RotationKeepsThePreviousSecretForTheOverlap) {
   webhooks::Created second = rotate(now + 10);
   EXPECT_EQ(secrets_at(id, now + 20), (std::vector<std::string>{second.secret, first.secret}));
   EXPECT_EQ(secrets_at(id, now + 10 + overlap), std::vector<std::string>{second.secret});
-  auto unknown = temp->store->write<webhooks::Created>([&](store::Tx& tx) {
-    return webhooks::rotate_secret(tx, sealer, "other", id, now, now);
-  });
+  auto unknown = temp->store->write<webhooks::Created>(
+      [&](store::Tx& tx) { return webhooks::rotate_secret(tx, sealer, "other", id, now, now); });
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().status, 404);
 }
@@ -346,28 +387,29 @@ TEST_P(WebhookEndpointsStore, DeletingFailsItsPendingDeliveries) {
   const std::string& id = created->endpoint.id;
   test_stores::write_ok<int>(*temp->store, [&](store::Tx& tx) -> Result<int> {
     for (const char* state : {"pending", "pending", "delivered"}) {
-      tx.exec("INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, "
-              "event_position, event_type, state, attempts, next_attempt_at_micros, replay, "
-              "inserted_at, updated_at) VALUES (?, ?, ?, 'evt_x', 1, 'payout.pending', ?, 0, 1, "
-              "0, 'x', 'x')",
-              {tenant_id, ids::generate("whq"), id, std::string(state)});
+      tx.exec(
+          "INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, "
+          "event_position, event_type, state, attempts, next_attempt_at_micros, replay, "
+          "inserted_at, updated_at) VALUES (?, ?, ?, 'evt_x', 1, 'payout.pending', ?, 0, 1, "
+          "0, 'x', 'x')",
+          {tenant_id, ids::generate("whq"), id, std::string(state)});
     }
     return 0;
   });
-  auto deleted = temp->store->write<Unit>([&](store::Tx& tx) {
-    return webhooks::delete_endpoint(tx, tenant_id, id, now);
-  });
+  auto deleted = temp->store->write<Unit>(
+      [&](store::Tx& tx) { return webhooks::delete_endpoint(tx, tenant_id, id, now); });
   ASSERT_TRUE(deleted.ok());
-  EXPECT_EQ(test_stores::read_integer(
-                *temp->store, "SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'failed' "
-                              "AND next_attempt_at_micros IS NULL"),
-            2);
-  EXPECT_EQ(test_stores::read_integer(*temp->store, "SELECT COUNT(*) FROM webhook_deliveries "
-                                                    "WHERE state = 'delivered'"),
+  EXPECT_EQ(
+      test_stores::read_integer(*temp->store,
+                                "SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'failed' "
+                                "AND next_attempt_at_micros IS NULL"),
+      2);
+  EXPECT_EQ(test_stores::read_integer(*temp->store,
+                                      "SELECT COUNT(*) FROM webhook_deliveries "
+                                      "WHERE state = 'delivered'"),
             1);
-  auto again = temp->store->write<Unit>([&](store::Tx& tx) {
-    return webhooks::delete_endpoint(tx, tenant_id, id, now);
-  });
+  auto again = temp->store->write<Unit>(
+      [&](store::Tx& tx) { return webhooks::delete_endpoint(tx, tenant_id, id, now); });
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().status, 404);
 }

@@ -1,10 +1,9 @@
 // Where webhook deliveries may go: check_url (when an endpoint is registered or changed) and
 // check_address (when the dispatcher connects). The rules are on endpoints.hpp.
+#include <algorithm>
 #include <boost/url/ipv4_address.hpp>
 #include <boost/url/ipv6_address.hpp>
 #include <boost/url/parse.hpp>
-
-#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <optional>
@@ -63,7 +62,7 @@ bool starts_with_bytes(const urls::ipv6_address::bytes_type& bytes,
 
 Reach ipv6_reach(const urls::ipv6_address& address) {
   const urls::ipv6_address::bytes_type bytes = address.to_bytes();
-  if (address.is_loopback()) return Reach::loopback;  // ::1
+  if (address.is_loopback()) return Reach::loopback;       // ::1
   if (address.is_unspecified()) return Reach::restricted;  // ::
   // ::ffff:a.b.c.d (IPv4-mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address inside.
   if (address.is_v4_mapped() ||
@@ -88,6 +87,9 @@ std::string lower(std::string_view text) {
 // without the brackets of an IPv6 literal or a trailing dot, and an IP literal in its
 // canonical text (so `[::FFFF:10.0.0.1]` and `::ffff:a00:1` are the same entry).
 std::string normalized_host(std::string_view host) {
+  // An operator's list may come as "a.example, b.example": spaces around entries do not count.
+  while (!host.empty() && host.front() == ' ') host.remove_prefix(1);
+  while (!host.empty() && host.back() == ' ') host.remove_suffix(1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
@@ -112,24 +114,26 @@ bool is_loopback_name(std::string_view name) {
 
 // The allow-list names this host exactly (no pattern).
 bool named_exactly(std::string_view normalized, const Destinations& destinations) {
-  return std::any_of(destinations.allowed_hosts.begin(), destinations.allowed_hosts.end(),
-                     [&](const std::string& entry) { return normalized_host(entry) == normalized; });
+  return std::any_of(
+      destinations.allowed_hosts.begin(), destinations.allowed_hosts.end(),
+      [&](const std::string& entry) { return normalized_host(entry) == normalized; });
 }
 
 // An entry matches: `*` any host; `*.example.com` any name under example.com (not example.com
 // itself, nor an IP literal); else the exact host.
 bool host_listed(std::string_view normalized, const Destinations& destinations) {
   for (const std::string& raw : destinations.allowed_hosts) {
-    if (raw == "*") return true;
-    if (raw.starts_with("*.")) {
-      const std::string suffix = normalized_host(raw.substr(1));  // ".example.com"
+    const std::string entry = normalized_host(raw);
+    if (entry == "*") return true;
+    if (entry.starts_with("*.")) {
+      const std::string_view suffix = std::string_view(entry).substr(1);  // ".example.com"
       if (!is_literal(normalized) && normalized.size() > suffix.size() &&
           normalized.ends_with(suffix)) {
         return true;
       }
       continue;
     }
-    if (normalized_host(raw) == normalized) return true;
+    if (entry == normalized) return true;
   }
   return false;
 }

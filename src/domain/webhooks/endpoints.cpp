@@ -1,8 +1,7 @@
 #include "domain/webhooks/endpoints.hpp"
 
-#include <boost/json.hpp>
-
 #include <algorithm>
+#include <boost/json.hpp>
 #include <set>
 
 #include "core/ids.hpp"
@@ -47,10 +46,10 @@ Endpoint from_row(const store::Row& row) {
 
 std::optional<Endpoint> select_endpoint(store::Tx& tx, const std::string& tenant_id,
                                         const std::string& id, std::string_view lock) {
-  auto row = tx.query_one(std::string("SELECT ") + k_columns +
-                              " FROM webhook_endpoints WHERE tenant_id = ? AND id = ?" +
-                              std::string(lock),
-                          {tenant_id, id});
+  auto row =
+      tx.query_one(std::string("SELECT ") + k_columns +
+                       " FROM webhook_endpoints WHERE tenant_id = ? AND id = ?" + std::string(lock),
+                   {tenant_id, id});
   if (!row) return std::nullopt;
   return from_row(*row);
 }
@@ -161,12 +160,13 @@ std::optional<Error> check_event_types(const std::vector<std::string>& types,
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string& type = types[i];
     std::string item_path = std::string(path) + "." + std::to_string(i);
-    const bool known = std::find(event_types().begin(), event_types().end(), type) !=
-                       event_types().end();
+    const bool known =
+        std::find(event_types().begin(), event_types().end(), type) != event_types().end();
     std::optional<std::string> wrong;
     if (!known && !is_known_pattern(type)) {
-      wrong = "must be an event type Tesoro emits (such as collection.paid) or a pattern of one "
-              "of their prefixes (such as collection.*)";
+      wrong =
+          "must be an event type Tesoro emits (such as collection.paid) or a pattern of one "
+          "of their prefixes (such as collection.*)";
     } else if (!seen.insert(type).second) {
       wrong = "is listed twice";
     }
@@ -179,15 +179,15 @@ json::object to_json(const Endpoint& endpoint, const std::optional<std::string>&
   auto optional = [](const std::optional<std::string>& text) {
     return text ? json::value(*text) : json::value(nullptr);
   };
-  json::object out{{"id", endpoint.id},
-                   {"url", endpoint.url},
-                   {"description", optional(endpoint.description)},
-                   {"event_types",
-                    json::array(endpoint.event_types.begin(), endpoint.event_types.end())},
-                   {"enabled", endpoint.enabled},
-                   {"disabled_reason", optional(endpoint.disabled_reason)},
-                   {"inserted_at", endpoint.inserted_at},
-                   {"updated_at", endpoint.updated_at}};
+  json::object out{
+      {"id", endpoint.id},
+      {"url", endpoint.url},
+      {"description", optional(endpoint.description)},
+      {"event_types", json::array(endpoint.event_types.begin(), endpoint.event_types.end())},
+      {"enabled", endpoint.enabled},
+      {"disabled_reason", optional(endpoint.disabled_reason)},
+      {"inserted_at", endpoint.inserted_at},
+      {"updated_at", endpoint.updated_at}};
   if (secret) out["secret"] = *secret;
   return out;
 }
@@ -195,7 +195,8 @@ json::object to_json(const Endpoint& endpoint, const std::optional<std::string>&
 Result<Created> create_endpoint(store::Tx& tx, const crypto::Sealer& sealer,
                                 const std::string& tenant_id, const NewEndpoint& input,
                                 const Destinations& destinations, time::Micros now) {
-  if (auto problems = merged(check_url(input.url, destinations), check_event_types(input.event_types))) {
+  if (auto problems =
+          merged(check_url(input.url, destinations), check_event_types(input.event_types))) {
     return std::move(*problems);
   }
   // The tenant's row, locked where the engine has row locks, so that two concurrent creates
@@ -246,22 +247,22 @@ Result<PageOf<Endpoint>> list_endpoints(store::Tx& tx, const std::string& tenant
   page.total_items =
       tx.query_one("SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = ?", {tenant_id})
           ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM webhook_endpoints WHERE tenant_id = ? "
-                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
+  for (const store::Row& row : tx.query(std::string("SELECT ") + k_columns +
+                                            " FROM webhook_endpoints WHERE tenant_id = ? "
+                                            "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
+                                        {tenant_id, limit, offset})) {
     page.items.push_back(from_row(row));
   }
   return page;
 }
 
-Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id,
-                                 const std::string& id, const EndpointPatch& patch,
-                                 const Destinations& destinations, time::Micros now) {
+Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                                 const EndpointPatch& patch, const Destinations& destinations,
+                                 time::Micros now) {
   std::optional<Error> problems;
   if (patch.url) problems = check_url(*patch.url, destinations);
-  if (patch.event_types) problems = merged(std::move(problems), check_event_types(*patch.event_types));
+  if (patch.event_types)
+    problems = merged(std::move(problems), check_event_types(*patch.event_types));
   if (problems) return std::move(*problems);
   auto found = select_endpoint(tx, tenant_id, id, tx.lock_rows());
   if (!found) return errors::item_not_found("webhook endpoint");
@@ -272,7 +273,8 @@ Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id,
   if (patch.enabled && *patch.enabled != endpoint.enabled) {
     endpoint.enabled = *patch.enabled;
     // Enabling resumes deliveries, those a 410 left pending included.
-    endpoint.disabled_reason = endpoint.enabled ? std::nullopt : std::optional<std::string>("disabled");
+    endpoint.disabled_reason =
+        endpoint.enabled ? std::nullopt : std::optional<std::string>("disabled");
   }
   endpoint.updated_at = time::iso(now);
   save(tx, tenant_id, endpoint);
@@ -293,8 +295,8 @@ Status delete_endpoint(store::Tx& tx, const std::string& tenant_id, const std::s
 }
 
 Result<Created> rotate_secret(store::Tx& tx, const crypto::Sealer& sealer,
-                              const std::string& tenant_id, const std::string& id,
-                              time::Micros now, time::Micros real_now) {
+                              const std::string& tenant_id, const std::string& id, time::Micros now,
+                              time::Micros real_now) {
   auto found = select_endpoint(tx, tenant_id, id, tx.lock_rows());
   if (!found) return errors::item_not_found("webhook endpoint");
   Created created{std::move(*found), new_secret()};
@@ -306,8 +308,8 @@ Result<Created> rotate_secret(store::Tx& tx, const crypto::Sealer& sealer,
       "previous_secret_expires_at_micros = ?, secret_sealed = ?, updated_at = ? "
       "WHERE tenant_id = ? AND id = ?",
       {real_now + limits::k_webhook_secret_overlap_seconds * time::k_micros_per_second,
-       seal_secret(sealer, tenant_id, id, created.secret), created.endpoint.updated_at,
-       tenant_id, id});
+       seal_secret(sealer, tenant_id, id, created.secret), created.endpoint.updated_at, tenant_id,
+       id});
   return created;
 }
 
