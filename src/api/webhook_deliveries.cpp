@@ -56,12 +56,8 @@ http::Response replay(Context& context) {
   const std::string endpoint_id = endpoint_id_of(context, problems);
   const std::string event_id =
       check_path_id(context.param("event_id"), "evt", "an event", problems, "event_id");
-  // No body is needed; one that is sent must be an empty object.
-  if (!context.request.body.empty()) {
-    auto parsed = parse_object(context.request.body);
-    if (!parsed) return context.error(parsed.error());
-    ObjectReader reader(parsed.value(), "", problems);
-    reader.reject_unknown();
+  if (auto not_object = read_no_body(context.request.body, problems)) {
+    return context.error(*not_object);
   }
   if (!problems.empty()) return context.error(problems.to_error());
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
