@@ -213,6 +213,7 @@ void WebhookReceiver::serve(int fd) {
       ::close(fd);
       return;
     }
+    if (answer.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(answer.delay_ms));
     std::string response = "HTTP/1.1 " + std::to_string(answer.status) + " " +
                            reason(answer.status) + "\r\nContent-Length: " +
                            std::to_string(answer.body.size()) + "\r\n";

@@ -1,8 +1,8 @@
 #pragma once
 // A webhook receiver inside the test process: a small blocking HTTP/1.1 server on 127.0.0.1 (a
 // free port) that records every request (headers, body) and answers from a script: a status per
-// request in order, an optional Retry-After, or a hang (the request is held unanswered until
-// release_hung() or the receiver's end), then a default answer. Keep-alive connections are
+// request in order, an optional Retry-After, a delay, or a hang (the request is held unanswered
+// until release_hung() or the receiver's end), then a default answer. Keep-alive connections are
 // served, one thread per connection. Nothing here knows the server's internals.
 #include <atomic>
 #include <chrono>
@@ -33,6 +33,7 @@ struct Answer {
   std::optional<std::string> retry_after;
   std::string body;
   bool hang = false;  // hold the request open without answering
+  int delay_ms = 0;   // answer this late
 };
 
 class WebhookReceiver {

@@ -272,6 +272,46 @@ TEST_P(WebhookDispatcher, StoppingDropsTheAttemptInFlightUnrecorded) {
   receiver.release_hung();
 }
 
+TEST_P(WebhookDispatcher, APassStartsNoRequestAfterOneTimeoutsLength) {
+  harness::WebhookReceiver receiver;
+  receiver.set_default({.delay_ms = 250});
+  add_endpoint(k_tenant, receiver.url());
+  for (int i = 0; i < 3; ++i) emit(k_tenant, "collection.paid");
+  fan_out();
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  options.timeout_ms = 400;
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 2u) << "the second answer came after 400 ms: no third request";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'delivered'"), 2);
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 3u) << "the next pass takes the rest";
+}
+
+TEST_P(WebhookDispatcher, WithoutASecretThatOpensNothingIsSentAndTheAttemptIsLogged) {
+  harness::WebhookReceiver receiver;
+  const std::string endpoint = add_endpoint(k_tenant, receiver.url());
+  write([&](store::Tx& tx) {
+    // Sealed for another endpoint: it does not open on this one (a key changed, a row copied).
+    tx.exec("UPDATE webhook_endpoints SET secret_sealed = ?",
+            {webhooks::seal_secret(sealer, k_tenant, "whe_another", secret)});
+  });
+  emit(k_tenant, "collection.paid");
+  fan_out();
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 0u);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts WHERE endpoint_id = ? "
+                  "AND error = 'signing secret unavailable' AND status_code IS NULL",
+                  {endpoint}),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending' "
+                  "AND attempts = 1 AND next_attempt_at_micros IS NOT NULL"),
+            1)
+      << "retried on the schedule";
+}
+
 TESORO_ON_BOTH_ENGINES(WebhookDispatcher);
 
 }  // namespace

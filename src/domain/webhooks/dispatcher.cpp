@@ -191,6 +191,10 @@ time::Micros lease_micros(const DispatcherOptions& options) {
                                   : limits::k_webhook_lease_seconds * k_second;
 }
 
+std::int64_t timeout_ms(const DispatcherOptions& options) {
+  return options.timeout_ms > 0 ? options.timeout_ms : limits::k_webhook_timeout_ms;
+}
+
 // Cheap and read-only: the usual pass, where nothing is due, writes nothing.
 bool any_due(store::Store& store, time::Micros real_now) {
   return store
@@ -242,6 +246,8 @@ void load_due(store::Store& store, const crypto::Sealer& sealer,
     for (Leased& endpoint : leased) {
       endpoint.secrets =
           signing_secrets(tx, sealer, endpoint.tenant_id, endpoint.endpoint_id, real_now);
+      // Unsigned deliveries would be refused by every receiver: log the attempts instead.
+      if (endpoint.secrets.empty()) endpoint.refused = "signing secret unavailable";
       const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, real_now);
       for (const store::Row& row : tx.query(
                "SELECT d.id, d.event_id, d.event_type, d.attempts, d.replay, ev.data, "
@@ -268,13 +274,13 @@ void resolve_hosts(std::vector<Leased>& leased, const Destinations& destinations
   std::vector<std::optional<http_client::UrlParts>> urls(leased.size());
   for (std::size_t i = 0; i < leased.size(); ++i) {
     urls[i] = http_client::parse_url(leased[i].url);
-    if (!urls[i] || urls[i]->ip_literal || leased[i].queue.empty()) continue;
+    if (!urls[i] || urls[i]->ip_literal || leased[i].queue.empty() || leased[i].refused) continue;
     lookups[i] = std::async(std::launch::async, http_client::resolve, urls[i]->host,
                             urls[i]->port);
   }
   for (std::size_t i = 0; i < leased.size(); ++i) {
     Leased& endpoint = leased[i];
-    if (endpoint.queue.empty()) continue;
+    if (endpoint.queue.empty() || endpoint.refused) continue;
     if (!urls[i]) {
       endpoint.refused = "invalid url";
       continue;
@@ -310,7 +316,7 @@ http_client::Request request_for(Leased& endpoint, const DispatcherOptions& opti
                                                endpoint.sent_timestamp, due.body),
   };
   request.pinned_addresses = endpoint.pinned;
-  request.timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : limits::k_webhook_timeout_ms;
+  request.timeout_ms = timeout_ms(options);
   request.body_max_bytes = static_cast<std::size_t>(limits::k_webhook_response_body_max_bytes);
   return request;
 }
@@ -459,6 +465,9 @@ bool stopping(const DispatcherOptions& options) {
 // event again: at least once. Returns how many attempts it made.
 std::int64_t deliver(store::Store& store, const DispatcherOptions& options, const Lease& lease,
                      std::vector<Leased>& leased, const time::Clock& clock) {
+  // No request starts after one timeout's length: a slow receiver cannot hold the pass, and the
+  // endpoints waiting for the next one, much longer than two timeouts.
+  const time::Micros last_start = clock.now() + timeout_ms(options) * 1000;
   std::int64_t attempts = 0;
   std::vector<Recorded> waiting;
   http_client::Multi multi(leased.size());
@@ -489,7 +498,7 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
       ++attempts;
       // A failure ends the endpoint's turn (a 410 disables it).
       if (done.outcome.delivered && !endpoint.lost && !endpoint.queue.empty() &&
-          !stopping(options)) {
+          !stopping(options) && real_now <= last_start) {
         multi.start(slot, request_for(endpoint, options, clock.now()));
       }
       waiting.push_back(std::move(done));

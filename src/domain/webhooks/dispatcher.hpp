@@ -20,6 +20,7 @@
 //    - anything else (other status, timeout, refused address, connection error): retried on the
 //      schedule below, not before a Retry-After the response gave; after the last attempt the
 //      delivery is `failed`.
+//    A pass starts no request after one timeout's length, so it ends within about two.
 //    A failed attempt ends the endpoint's turn in this pass (a dead endpoint costs one timeout
 //    per pass, not one per due delivery); its later due deliveries go in the next pass. A
 //    delivery waiting for its retry does not hold back later events: order is kept for first
