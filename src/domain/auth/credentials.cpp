@@ -76,7 +76,7 @@ Result<std::vector<std::string>> requested_scopes(const std::vector<std::string>
 
 const std::vector<std::string>& core_groups() {
   static const std::vector<std::string> k_groups = {"ledger", "cards", "spending_controls",
-                                                    "payouts"};
+                                                    "payouts", "webhooks"};
   return k_groups;
 }
 
