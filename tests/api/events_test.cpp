@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -152,14 +155,20 @@ void expect_error(const Reply& reply, long status, const std::string& code,
   EXPECT_EQ(reply.error_path(), path) << reply.body;
 }
 
+std::vector<std::string> webhooks_document() {
+  std::ifstream file(std::string(TESORO_SOURCE_DIR) + "/docs/webhooks.md");
+  EXPECT_TRUE(file.good()) << "docs/webhooks.md";
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  return lines;
+}
+
 // The event types of the catalogue table of docs/webhooks.md: the first backticked word of
 // each row of the table under "## Event types".
 std::set<std::string> documented_types() {
-  std::ifstream file(std::string(TESORO_SOURCE_DIR) + "/docs/webhooks.md");
-  EXPECT_TRUE(file.good()) << "docs/webhooks.md";
   std::set<std::string> types;
   bool in_catalogue = false;
-  for (std::string line; std::getline(file, line);) {
+  for (const std::string& line : webhooks_document()) {
     if (line.starts_with("## ")) in_catalogue = line == "## Event types";
     if (!in_catalogue || !line.starts_with("| `")) continue;
     const std::size_t end = line.find('`', 3);
@@ -168,7 +177,122 @@ std::set<std::string> documented_types() {
   return types;
 }
 
+// The code blocks fenced ```<language> in the section of docs/webhooks.md under `heading`.
+std::vector<std::string> documented_code(const std::string& heading, const std::string& language) {
+  std::vector<std::string> blocks;
+  bool in_section = false;
+  std::optional<std::string> block;
+  for (const std::string& line : webhooks_document()) {
+    if (block) {
+      if (line == "```") {
+        blocks.push_back(*block);
+        block.reset();
+      } else {
+        *block += line + "\n";
+      }
+      continue;
+    }
+    if (line.starts_with("#")) in_section = line == heading;
+    if (in_section && line == "```" + language) block = "";
+  }
+  return blocks;
+}
+
+// What the document's OpenSSL check (its second block) prints for a delivery, run by sh in a
+// folder of its own.
+std::string openssl_check(const std::string& secret, const std::string& id,
+                          const std::string& timestamp, const std::string& signature,
+                          const std::string& body) {
+  const std::vector<std::string> blocks = documented_code("### With OpenSSL only", "sh");
+  EXPECT_EQ(blocks.size(), 2u) << "the OpenSSL recipe of docs/webhooks.md";
+  if (blocks.size() != 2) return "";
+  char folder[] = "/tmp/tesoro-webhooks-doc-XXXXXX";
+  EXPECT_NE(::mkdtemp(folder), nullptr);
+  const std::string script = "secret=" + harness::shell_quote(secret) +
+                             "\nwebhook_id=" + harness::shell_quote(id) +
+                             "\nwebhook_timestamp=" + harness::shell_quote(timestamp) +
+                             "\nwebhook_signature=" + harness::shell_quote(signature) +
+                             "\nprintf '%s' " + harness::shell_quote(body) + " > body.json\n" +
+                             blocks[1];
+  std::string out = harness::run_capture("cd " + std::string(folder) + " && sh -c " +
+                                         harness::shell_quote(script) + " 2>&1");
+  harness::run_capture("rm -rf " + std::string(folder));
+  return out;
+}
+
 }  // namespace
+
+// The shell recipe of docs/webhooks.md, run as printed: its own example (the Standard Webhooks
+// specification's published vector) passes, a changed body or signature fails, a rotation's
+// two signatures pass on either, and the document's example delivery verifies with the secret
+// it names.
+TEST(WebhooksDocument, TheOpenSslRecipeVerifiesWhatItShouldAndNothingElse) {
+  const std::vector<std::string> blocks = documented_code("### With OpenSSL only", "sh");
+  ASSERT_EQ(blocks.size(), 2u);
+  char folder[] = "/tmp/tesoro-webhooks-doc-XXXXXX";
+  ASSERT_NE(::mkdtemp(folder), nullptr);
+  const std::string as_printed = harness::run_capture(
+      "cd " + std::string(folder) + " && sh -c " + harness::shell_quote(blocks[0] + blocks[1]) +
+      " 2>&1");
+  harness::run_capture("rm -rf " + std::string(folder));
+  EXPECT_TRUE(as_printed.starts_with("signature valid\n")) << as_printed;
+  EXPECT_NE(as_printed.find("timestamp is"), std::string::npos) << "the 2021 vector is stale";
+
+  const std::string secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  const std::string id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+  const std::string good = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+  const std::string body = R"({"test": 2432232314})";
+  EXPECT_TRUE(openssl_check(secret, id, "1614265330", good, body).starts_with("signature valid"));
+  EXPECT_TRUE(openssl_check(secret, id, "1614265330", good, R"({"test": 2432232315})")
+                  .starts_with("signature INVALID"));
+  EXPECT_TRUE(openssl_check(secret, id, "1614265331", good, body).starts_with("signature INVALID"));
+  EXPECT_TRUE(openssl_check("whsec_" + std::string(32, 'A'), id, "1614265330", good, body)
+                  .starts_with("signature INVALID"));
+  const std::string other = "v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+  EXPECT_TRUE(openssl_check(secret, id, "1614265330", other + " " + good, body)
+                  .starts_with("signature valid"));
+  EXPECT_TRUE(openssl_check(secret, id, "1614265330", good + " " + other, body)
+                  .starts_with("signature valid"));
+
+  // The example delivery: its headers, its body (the line after the blank one) and the secrets
+  // the text names, before and after the rotation.
+  const std::vector<std::string> deliveries = documented_code("### What a delivery looks like", "http");
+  ASSERT_EQ(deliveries.size(), 1u);
+  std::istringstream request(deliveries[0]);
+  std::map<std::string, std::string> headers;
+  std::string line;
+  std::string delivered_body;
+  while (std::getline(request, line)) {
+    if (line.empty()) {
+      std::getline(request, delivered_body);
+      break;
+    }
+    const std::size_t colon = line.find(": ");
+    if (colon != std::string::npos) headers[line.substr(0, colon)] = line.substr(colon + 2);
+  }
+  const json::value event = json::parse(delivered_body);
+  EXPECT_EQ(text(event, "id"), headers["webhook-id"]);
+  EXPECT_EQ(openssl_check("whsec_T/2T0P2MosV7O7Vjeou9N9s8swiwkYemq6wDdWBIgww=",
+                          headers["webhook-id"], headers["webhook-timestamp"],
+                          headers["webhook-signature"], delivered_body)
+                .rfind("signature valid", 0),
+            0u);
+  std::string rotated;
+  for (const std::string& doc_line : webhooks_document()) {
+    if (doc_line.starts_with("webhook-signature: v1,") && doc_line.find(' ', 22) != std::string::npos) {
+      rotated = doc_line.substr(std::string("webhook-signature: ").size());
+    }
+  }
+  ASSERT_FALSE(rotated.empty()) << "the rotation example";
+  for (const char* either : {"whsec_T/2T0P2MosV7O7Vjeou9N9s8swiwkYemq6wDdWBIgww=",
+                             "whsec_XmDHcLlOoTwhBN4NAF8iIYnU03A1XaXCAYC5pL3kpkg="}) {
+    EXPECT_EQ(openssl_check(either, headers["webhook-id"], headers["webhook-timestamp"], rotated,
+                            delivered_body)
+                  .rfind("signature valid", 0),
+              0u)
+        << either;
+  }
+}
 
 TEST(Events, TheListIsNewestFirstByPositionWithPaginationAndEachEventHasItsFields) {
   Tenant tenant = new_tenant(Server::shared());
