@@ -51,7 +51,7 @@ events::EventFilter read_filter(QueryReader& query, Problems& problems) {
 
 // ?after=<position>: oldest first, {events, next_after, has_more}; next_after is the position
 // of the last event returned (the cursor to send next), or `after` itself when none came.
-http::Response list_after(Context& context, const events::EventFilter& filter,
+http::Response list_past_cursor(Context& context, const events::EventFilter& filter,
                           std::int64_t after, std::int64_t page_size) {
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     // One more than asked tells whether more are waiting.
@@ -83,7 +83,7 @@ http::Response list(Context& context) {
     problems.invalid("page_number", "not with after: a list after a position pages by position");
   }
   if (!problems.empty()) return context.error(problems.to_error());
-  if (after) return list_after(context, filter, *after, page.size);
+  if (after) return list_past_cursor(context, filter, *after, page.size);
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     auto found =
         events::list_events(tx, context.tenant_id(), filter, page.offset(), page.size);
