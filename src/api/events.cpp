@@ -52,7 +52,7 @@ events::EventFilter read_filter(QueryReader& query, Problems& problems) {
 // ?after=<position>: oldest first, {events, next_after, has_more}; next_after is the position
 // of the last event returned (the cursor to send next), or `after` itself when none came.
 http::Response list_past_cursor(Context& context, const events::EventFilter& filter,
-                          std::int64_t after, std::int64_t page_size) {
+                                std::int64_t after, std::int64_t page_size) {
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     // One more than asked tells whether more are waiting.
     auto found = events::list_after(tx, context.tenant_id(), filter, after, page_size + 1);
