@@ -25,12 +25,27 @@ http::Response Context::error(const Error& error) const {
   return render_error(error, {request_id, request.method, request.target, tenant_id()});
 }
 
+namespace {
+
+// A sealed record's content type: the real one after this marker, which no media type has.
+constexpr std::string_view k_sealed_marker = "sealed:";
+
+std::string idempotency_aad(const std::string& tenant_id) { return "idempotency:" + tenant_id; }
+
+}  // namespace
+
 http::Response Context::answer_stored(const idempotency::Found& found) const {
   if (!found.same_request) return error(errors::idempotency_key_reused());
   http::Response replayed;
   replayed.status = found.response.status;
   replayed.content_type = found.response.content_type;
   replayed.body = found.response.body;
+  if (replayed.content_type.starts_with(k_sealed_marker)) {
+    replayed.content_type.erase(0, k_sealed_marker.size());
+    auto opened = services.secrets.open(replayed.body, idempotency_aad(tenant_id()));
+    if (!opened) return error(errors::internal());  // sealed under another key
+    replayed.body = std::move(*opened);
+  }
   replayed.set_header("Idempotent-Replayed", "true");
   return replayed;
 }
@@ -51,6 +66,10 @@ http::Response Context::write(const std::function<Result<http::Response>(store::
     if (idempotency && idempotency::is_storable(response->status, first_code)) {
       idempotency::StoredResponse stored{response->status, response->content_type,
                                          response->body};
+      if (response_has_secret) {
+        stored.content_type = std::string(k_sealed_marker) + stored.content_type;
+        stored.body = services.secrets.seal(stored.body, idempotency_aad(tenant_id()));
+      }
       if (!idempotency::record(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
                                stored, now)) {
         lost_race = true;  // another node committed this key first: undo ours, answer theirs

@@ -15,23 +15,14 @@ namespace {
 // 1 and grow by one per event).
 constexpr std::int64_t k_position_max = 999'999'999'999'999'999;
 
-// A type of the catalogue, or `<prefix>.*` when some type of the catalogue starts with
-// `<prefix>.`: a filter that can never match is a mistake worth a 400, not an empty list.
-bool is_known_type_filter(std::string_view type) {
-  const bool pattern = type.size() > 2 && type.ends_with(".*");
-  std::string_view wanted = pattern ? type.substr(0, type.size() - 1) : type;
-  for (const std::string& known : webhooks::event_types()) {
-    if (pattern ? known.starts_with(wanted) : known == wanted) return true;
-  }
-  return false;
-}
-
 events::EventFilter read_filter(QueryReader& query, Problems& problems) {
   events::EventFilter filter;
+  // A type of the catalogue or `<prefix>.*` of one, as an endpoint's event_types take them: a
+  // filter that can never match is a mistake worth a 400, not an empty list.
   filter.type = query.string("type");
-  if (filter.type && !is_known_type_filter(*filter.type)) {
-    problems.invalid("type", "must be an event type of the catalogue, or <prefix>.* such as "
-                             "collection.*");
+  if (filter.type && webhooks::check_event_types({*filter.type})) {
+    problems.invalid("type", "must be an event type Tesoro emits (such as collection.paid) or "
+                             "<prefix>.* (such as collection.*)");
   }
   filter.from = query.timestamp("timestamp[gte]");
   filter.to = query.timestamp("timestamp[lte]");

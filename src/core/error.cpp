@@ -109,6 +109,8 @@ constexpr ErrorKind k_catalog[] = {
      "the amount differs from the target's transaction amount", ""},
     {target_expired, "target_expired", 422,
      "the target's resolution has expired: resolve the key again", ""},
+    {webhook_endpoint_limit_reached, "webhook_endpoint_limit_reached", 422,
+     "the tenant has as many webhook endpoints as allowed; delete one first", ""},
 };
 
 // The table is indexed by the enum: each row must sit at its code's position.
@@ -116,7 +118,7 @@ constexpr bool catalog_in_enum_order() {
   for (std::size_t i = 0; i < std::size(k_catalog); ++i) {
     if (static_cast<std::size_t>(k_catalog[i].code) != i) return false;
   }
-  return std::size(k_catalog) == static_cast<std::size_t>(target_expired) + 1;
+  return std::size(k_catalog) == static_cast<std::size_t>(webhook_endpoint_limit_reached) + 1;
 }
 static_assert(catalog_in_enum_order(), "k_catalog rows must follow ErrorCode's order");
 

@@ -87,6 +87,8 @@ enum class ErrorCode {
   amount_not_provided,
   target_amount_mismatch,
   target_expired,
+  // Webhooks.
+  webhook_endpoint_limit_reached,
 };
 
 struct ErrorKind {

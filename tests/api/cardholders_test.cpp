@@ -46,20 +46,11 @@ Reply create(const json::object& body, const Server& server = Server::shared()) 
 
 std::string id_of(const Reply& reply) { return std::string(reply.json().at("id").as_string()); }
 
-std::set<std::string> paths(const Reply& reply) {
-  std::set<std::string> out;
-  json::value body = reply.json();
-  for (const auto& item : body.at("errors").as_array()) {
-    if (item.at("path").is_string()) out.insert(std::string(item.at("path").as_string()));
-  }
-  return out;
-}
-
 // Expects a 400 validation_error naming `path` (among others).
 void expect_invalid(const Reply& reply, const std::string& path, const std::string& what) {
   EXPECT_EQ(reply.status, 400) << what << ": " << reply.body;
   EXPECT_EQ(reply.error_code(), "validation_error") << what;
-  EXPECT_TRUE(paths(reply).count(path)) << what << " wants " << path << ": " << reply.body;
+  EXPECT_TRUE(reply.error_paths().count(path)) << what << " wants " << path << ": " << reply.body;
 }
 
 // YYYY-MM-DD of the real UTC day `days` from today.
@@ -127,18 +118,18 @@ TEST(Cardholders, RequiredFieldsAre422WithTheirPaths) {
     Reply reply = create(body);
     EXPECT_EQ(reply.status, 422) << field;
     EXPECT_EQ(reply.error_code(), "missing_field");
-    EXPECT_EQ(paths(reply), std::set<std::string>{field});
+    EXPECT_EQ(reply.error_paths(), std::set<std::string>{field});
   }
   for (const char* field : {"country_code", "number", "person_type", "type"}) {
     json::object body = full_cardholder();
     body["document"].as_object().erase(field);
     Reply reply = create(body);
     EXPECT_EQ(reply.status, 422) << field;
-    EXPECT_EQ(paths(reply), std::set<std::string>{std::string("document.") + field});
+    EXPECT_EQ(reply.error_paths(), std::set<std::string>{std::string("document.") + field});
   }
   json::object body = full_cardholder();
   body["address"].as_object().erase("zip_code");
-  EXPECT_EQ(paths(create(body)), std::set<std::string>{"address.zip_code"});
+  EXPECT_EQ(create(body).error_paths(), std::set<std::string>{"address.zip_code"});
 }
 
 TEST(Cardholders, EveryFieldIsValidated) {
@@ -195,7 +186,7 @@ TEST(Cardholders, AllProblemsAreListedTogether) {
   body["birthdate"] = "yesterday";
   Reply reply = create(body);
   EXPECT_EQ(reply.status, 400);
-  EXPECT_EQ(paths(reply), (std::set<std::string>{"last_name", "nationality", "birthdate"}));
+  EXPECT_EQ(reply.error_paths(), (std::set<std::string>{"last_name", "nationality", "birthdate"}));
 }
 
 TEST(Cardholders, BirthdateEdges) {
@@ -270,7 +261,7 @@ TEST(Cardholders, PatchValidation) {
   for (const auto& [body, want] : cases) {
     Reply reply = send(server, "PATCH", path, body);
     EXPECT_GE(reply.status, 400) << body;
-    EXPECT_TRUE(paths(reply).count(want)) << body << ": " << reply.body;
+    EXPECT_TRUE(reply.error_paths().count(want)) << body << ": " << reply.body;
   }
   EXPECT_EQ(send(server, "GET", path).body, created.body);  // nothing changed
   EXPECT_EQ(send(server, "PATCH", path, "[1]").status, 400);
@@ -280,7 +271,7 @@ TEST(Cardholders, UnknownMalformedAndOtherTenantsIds) {
   Server& server = Server::shared();
   Reply malformed = send(server, "GET", std::string(k_path) + "/nope");
   EXPECT_EQ(malformed.status, 400);
-  EXPECT_EQ(paths(malformed), std::set<std::string>{"id"});
+  EXPECT_EQ(malformed.error_paths(), std::set<std::string>{"id"});
   Reply patch_malformed = send(server, "PATCH", std::string(k_path) + "/car_AAAAAAAAAAAAAAAAAAAAAA", "{}");
   EXPECT_EQ(patch_malformed.status, 400);
   std::string unknown = std::string(k_path) + "/carh_AAAAAAAAAAAAAAAAAAAAAA";

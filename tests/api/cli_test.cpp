@@ -173,7 +173,7 @@ TEST(Cli, VersionAndHelp) {
   CommandRun keys = run_tesoro({"keys", "create", "--help"});
   EXPECT_EQ(keys.exit_code, 0);
   for (const char* expected : {"read|write|admin", "ledger", "cards", "spending_controls",
-                               "payouts", "./data"}) {
+                               "payouts", "webhooks", "./data"}) {
     EXPECT_NE(keys.output.find(expected), std::string::npos) << expected << " in " << keys.output;
   }
   CommandRun clients = run_tesoro({"clients", "create", "--help"});

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +14,7 @@
 
 #include "harness.hpp"
 #include "payment_fixtures.hpp"
+#include "webhooks_document.hpp"
 
 using harness::Reply;
 using harness::Server;
@@ -155,55 +155,12 @@ void expect_error(const Reply& reply, long status, const std::string& code,
   EXPECT_EQ(reply.error_path(), path) << reply.body;
 }
 
-std::vector<std::string> webhooks_document() {
-  std::ifstream file(std::string(TESORO_SOURCE_DIR) + "/docs/webhooks.md");
-  EXPECT_TRUE(file.good()) << "docs/webhooks.md";
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(file, line);) lines.push_back(line);
-  return lines;
-}
-
-// The event types of the catalogue table of docs/webhooks.md: the first backticked word of
-// each row of the table under "## Event types".
-std::set<std::string> documented_types() {
-  std::set<std::string> types;
-  bool in_catalogue = false;
-  for (const std::string& line : webhooks_document()) {
-    if (line.starts_with("## ")) in_catalogue = line == "## Event types";
-    if (!in_catalogue || !line.starts_with("| `")) continue;
-    const std::size_t end = line.find('`', 3);
-    if (end != std::string::npos) types.insert(line.substr(3, end - 3));
-  }
-  return types;
-}
-
-// The code blocks fenced ```<language> in the section of docs/webhooks.md under `heading`.
-std::vector<std::string> documented_code(const std::string& heading, const std::string& language) {
-  std::vector<std::string> blocks;
-  bool in_section = false;
-  std::optional<std::string> block;
-  for (const std::string& line : webhooks_document()) {
-    if (block) {
-      if (line == "```") {
-        blocks.push_back(*block);
-        block.reset();
-      } else {
-        *block += line + "\n";
-      }
-      continue;
-    }
-    if (line.starts_with("#")) in_section = line == heading;
-    if (in_section && line == "```" + language) block = "";
-  }
-  return blocks;
-}
-
 // What the document's OpenSSL check (its second block) prints for a delivery, run by sh in a
 // folder of its own.
 std::string openssl_check(const std::string& secret, const std::string& id,
                           const std::string& timestamp, const std::string& signature,
                           const std::string& body) {
-  const std::vector<std::string> blocks = documented_code("### With OpenSSL only", "sh");
+  const std::vector<std::string> blocks = webhooks_document::code("### With OpenSSL only", "sh");
   EXPECT_EQ(blocks.size(), 2u) << "the OpenSSL recipe of docs/webhooks.md";
   if (blocks.size() != 2) return "";
   char folder[] = "/tmp/tesoro-webhooks-doc-XXXXXX";
@@ -227,7 +184,7 @@ std::string openssl_check(const std::string& secret, const std::string& id,
 // two signatures pass on either, and the document's example delivery verifies with the secret
 // it names.
 TEST(WebhooksDocument, TheOpenSslRecipeVerifiesWhatItShouldAndNothingElse) {
-  const std::vector<std::string> blocks = documented_code("### With OpenSSL only", "sh");
+  const std::vector<std::string> blocks = webhooks_document::code("### With OpenSSL only", "sh");
   ASSERT_EQ(blocks.size(), 2u);
   char folder[] = "/tmp/tesoro-webhooks-doc-XXXXXX";
   ASSERT_NE(::mkdtemp(folder), nullptr);
@@ -256,7 +213,7 @@ TEST(WebhooksDocument, TheOpenSslRecipeVerifiesWhatItShouldAndNothingElse) {
 
   // The example delivery: its headers, its body (the line after the blank one) and the secrets
   // the text names, before and after the rotation.
-  const std::vector<std::string> deliveries = documented_code("### What a delivery looks like", "http");
+  const std::vector<std::string> deliveries = webhooks_document::code("### What a delivery looks like", "http");
   ASSERT_EQ(deliveries.size(), 1u);
   std::istringstream request(deliveries[0]);
   std::map<std::string, std::string> headers;
@@ -278,7 +235,7 @@ TEST(WebhooksDocument, TheOpenSslRecipeVerifiesWhatItShouldAndNothingElse) {
                 .rfind("signature valid", 0),
             0u);
   std::string rotated;
-  for (const std::string& doc_line : webhooks_document()) {
+  for (const std::string& doc_line : webhooks_document::lines()) {
     if (doc_line.starts_with("webhook-signature: v1,") && doc_line.find(' ', 22) != std::string::npos) {
       rotated = doc_line.substr(std::string("webhook-signature: ").size());
     }
@@ -582,6 +539,13 @@ TEST(Events, DeliverySuccessFiltersByDeliveriesAndChecksItsEndpoint) {
                404, "item_not_found", "endpoint_id");
   expect_error(tenant.get("/v1/events?after=0&delivery_success=true&endpoint_id=whe_AAAAAAAAAAAAAAAAAAAAAA"),
                404, "item_not_found", "endpoint_id");
+  // Another tenant's endpoint is as unknown as one that does not exist.
+  Tenant other = new_tenant(tenant.server, "other");
+  Reply theirs = other.post("/v1/webhook_endpoints", R"({"url":"https://hooks.example.com/x"})");
+  ASSERT_EQ(theirs.status, 201) << theirs.body;
+  expect_error(tenant.get("/v1/events?delivery_success=false&endpoint_id=" +
+                          text(theirs.json(), "id")),
+               404, "item_not_found", "endpoint_id");
 }
 
 TEST(Events, ATenantSeesOnlyItsOwnEvents) {
@@ -632,7 +596,7 @@ TEST(Events, TheWebhooksScopeGuardsBothSurfaces) {
 TEST(Events, EveryEmittedTypeIsInTheCatalogueOfTheWebhooksDocument) {
   Server server;  // a clock of its own to advance
   Tenant tenant = new_tenant(server, "catalogue");
-  const std::set<std::string> documented = documented_types();
+  const std::set<std::string> documented = webhooks_document::event_types();
   ASSERT_GE(documented.size(), 30u) << "the catalogue table of docs/webhooks.md";
 
   // Ledger: an account holder, an account of theirs, funded.

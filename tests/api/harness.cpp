@@ -219,6 +219,15 @@ std::string Reply::error_path() const {
   return path.is_string() ? std::string(path.as_string()) : "";
 }
 
+std::set<std::string> Reply::error_paths() const {
+  std::set<std::string> paths;
+  json::value value = json();
+  for (const json::value& item : value.at("errors").as_array()) {
+    if (item.at("path").is_string()) paths.insert(std::string(item.at("path").as_string()));
+  }
+  return paths;
+}
+
 Server::Server(ServerOptions options) : options_(std::move(options)) {
   char pattern[] = "/tmp/tesoro-test-XXXXXX";
   data_dir_ = ::mkdtemp(pattern);

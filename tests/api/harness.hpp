@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,8 @@ struct Reply {
   std::string error_code() const;
   // The envelope's first item's path, or "" when it has none (fails the test when not JSON).
   std::string error_path() const;
+  // The paths of every item of the envelope (items without one left out).
+  std::set<std::string> error_paths() const;
 };
 
 struct Request {

@@ -54,20 +54,11 @@ std::string new_control(const Server& server = Server::shared(), json::array rul
   return id_of(reply);
 }
 
-std::set<std::string> paths(const Reply& reply) {
-  std::set<std::string> out;
-  json::value body = reply.json();
-  for (const auto& item : body.at("errors").as_array()) {
-    if (item.at("path").is_string()) out.insert(std::string(item.at("path").as_string()));
-  }
-  return out;
-}
-
 void expect_error(const Reply& reply, long status, const std::string& code,
                   const std::string& path, const std::string& what) {
   EXPECT_EQ(reply.status, status) << what << ": " << reply.body;
   EXPECT_EQ(reply.error_code(), code) << what << ": " << reply.body;
-  EXPECT_TRUE(paths(reply).count(path)) << what << " wants " << path << ": " << reply.body;
+  EXPECT_TRUE(reply.error_paths().count(path)) << what << " wants " << path << ": " << reply.body;
 }
 
 std::vector<std::string> rule_types(const json::value& control) {
@@ -231,7 +222,7 @@ TEST(SpendingControls, AmountsInAnotherCurrencyAre422) {
   Reply reply = create_control(control_body(rules));
   EXPECT_EQ(reply.status, 422) << reply.body;
   EXPECT_EQ(reply.error_code(), "currency_mismatch");
-  EXPECT_EQ(paths(reply), (std::set<std::string>{"rules.0.daily.currency", "rules.1.monthly.currency"}));
+  EXPECT_EQ(reply.error_paths(), (std::set<std::string>{"rules.0.daily.currency", "rules.1.monthly.currency"}));
   // A 400 problem anywhere wins over a business rule.
   json::object both = control_body(rules);
   both["color"] = "red";

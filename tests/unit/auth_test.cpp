@@ -31,6 +31,7 @@ TEST(Scopes, ParticipantFullScopeIncludesReadonly) {
 
 TEST(Scopes, ValidationAndSplitting) {
   EXPECT_TRUE(auth::is_core_scope("spending_controls:admin"));
+  EXPECT_TRUE(auth::is_core_scope("webhooks:read"));
   EXPECT_FALSE(auth::is_core_scope("ledger"));
   EXPECT_FALSE(auth::is_core_scope("ledger:owner"));
   EXPECT_FALSE(auth::is_core_scope("bank:read"));

@@ -201,13 +201,10 @@ Result<collections::CollectionChanges> decode_changes(std::string_view body,
   auto nickname = reader.patch_string("nickname", k_nickname_max_chars);
   if (nickname.is_null()) changes.nickname = std::optional<std::string>();
   if (nickname.has_value()) changes.nickname = nickname.value();
-  if (reader.present("enabled")) {
-    const json::value& enabled = object.at("enabled");
-    if (enabled.is_bool()) {
-      changes.enabled = enabled.get_bool();
-    } else {
-      problems.invalid("enabled", "must be true or false");
-    }
+  if (reader.is_null("enabled")) {
+    problems.invalid("enabled", "must be true or false");
+  } else {
+    changes.enabled = reader.boolean("enabled", Need::optional);
   }
   auto expires_at = reader.patch<time::Micros>(
       "expires_at", [&] { return read_time(reader, "expires_at", problems); });

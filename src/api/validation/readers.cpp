@@ -160,6 +160,16 @@ std::optional<std::int64_t> ObjectReader::integer(std::string_view key, Need nee
   return number;
 }
 
+std::optional<bool> ObjectReader::boolean(std::string_view key, Need need) {
+  const json::value* value = find(key, need);
+  if (!value) return std::nullopt;
+  if (!value->is_bool()) {
+    problems_.invalid(path(key), "must be true or false");
+    return std::nullopt;
+  }
+  return value->get_bool();
+}
+
 std::optional<std::string> ObjectReader::one_of(std::string_view key, Need need,
                                                 const std::vector<std::string>& allowed) {
   auto text = string(key, need);

@@ -67,6 +67,7 @@ class ObjectReader {
                                     std::size_t max_chars = limits::k_string_max_chars);
   std::optional<std::int64_t> integer(std::string_view key, Need need, std::int64_t min,
                                       std::int64_t max);
+  std::optional<bool> boolean(std::string_view key, Need need);
   std::optional<std::string> one_of(std::string_view key, Need need,
                                     const std::vector<std::string>& allowed);
   // An identifier with the given prefix (pattern ^[a-z]{2,7}_[A-Za-z0-9_-]{22}$).

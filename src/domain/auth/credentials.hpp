@@ -32,7 +32,7 @@ std::string_view level_name(Level level);
 // The two authenticated surfaces: /v1 takes API keys, /api/v1 OAuth access tokens.
 enum class Surface { core, participant };
 
-// Core scopes: "<group>:<level>", groups ledger, cards, spending_controls, payouts.
+// Core scopes: "<group>:<level>", groups ledger, cards, spending_controls, payouts, webhooks.
 const std::vector<std::string>& core_groups();
 bool is_core_scope(std::string_view scope);
 // Participant scopes: collections, collections:readonly, ... webhooks.

@@ -14,6 +14,16 @@
 // - when delivered (check_address, by the dispatcher on every address the host resolves to,
 //   which it then pins for the connection so that DNS cannot change its answer in between):
 //   the same address rules, so a public name resolving to 10.0.0.1 is refused too.
+// A host name must be a DNS name (letters, digits, hyphens; an internationalised name in its
+// xn-- form) whose last label starts with a letter, so that `127.1` or `0x7f.1`, which some
+// resolvers read as addresses, cannot slip past the literal checks. IPv4-mapped (::ffff:a.b.c.d)
+// and NAT64 (64:ff9b::a.b.c.d) IPv6 addresses are judged by the IPv4 address inside. When the
+// allow-list is not `*`, a loopback host must be listed too (`localhost`, `127.0.0.1`).
+//
+// Endpoint management emits no events: events describe the tenant's money and cards, and an
+// endpoint receiving news of itself would only add noise.
+#include <boost/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +31,7 @@
 #include <vector>
 
 #include "core/crypto.hpp"
+#include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
 #include "store/store.hpp"
@@ -45,14 +56,15 @@ struct Endpoint {
   std::optional<std::string> description;
   std::vector<std::string> event_types;  // empty: every type
   bool enabled = true;
-  std::optional<std::string> disabled_reason;  // gone (answered 410) | disabled (PATCH)
+  std::optional<std::string> disabled_reason;  // gone (answered 410) | disabled (by the tenant)
   std::int64_t start_position = 0;
   std::string inserted_at;
   std::string updated_at;
 };
 
 // The endpoint as the API shows it; `secret` (whsec_...) only on create and rotate_secret.
-std::string endpoint_text(const Endpoint& endpoint, const std::optional<std::string>& secret);
+boost::json::object to_json(const Endpoint& endpoint,
+                            const std::optional<std::string>& secret = std::nullopt);
 
 struct NewEndpoint {
   std::string url;
@@ -66,13 +78,26 @@ struct Created {
   std::string secret;  // shown once
 };
 
+// 400 validation_error at `event_types.N` for a type that is neither one of event_types() nor
+// `<prefix>.*` of one of their prefixes, or listed twice; at `event_types` for more than
+// limits::k_webhook_event_types_max. Every problem is listed.
+std::optional<Error> check_event_types(const std::vector<std::string>& event_types,
+                                       std::string_view path = "event_types");
+
+// Checks url (check_url) and event_types (check_event_types); 422
+// webhook_endpoint_limit_reached when the tenant has limits::k_webhook_endpoints_max already.
+// The secret is stored sealed; start_position is the last positioned event at creation.
 Result<Created> create_endpoint(store::Tx& tx, const crypto::Sealer& sealer,
                                 const std::string& tenant_id, const NewEndpoint& input,
                                 const Destinations& destinations, time::Micros now);
 // 404 item_not_found for unknown ids and other tenants' endpoints.
 Result<Endpoint> get_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id);
+// The tenant's endpoints, newest inserted_at first.
+Result<PageOf<Endpoint>> list_endpoints(store::Tx& tx, const std::string& tenant_id,
+                                        std::int64_t offset, std::int64_t limit);
 
-// PATCH: fields present are changed. Enabling clears disabled_reason; disabling sets `disabled`.
+// PATCH: fields present are changed (and checked as on create). Enabling clears
+// disabled_reason; disabling an enabled endpoint sets `disabled`.
 struct EndpointPatch {
   std::optional<std::string> url;
   std::optional<std::optional<std::string>> description;
@@ -83,10 +108,11 @@ Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id,
                                  const std::string& id, const EndpointPatch& patch,
                                  const Destinations& destinations, time::Micros now);
 // Deletes the endpoint; its pending deliveries become failed. 404 item_not_found.
-Result<void> delete_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id,
-                             time::Micros now);
-// A new secret; the previous one keeps signing for limits::k_webhook_secret_overlap_seconds of
-// real time. Returns the endpoint and the new secret (shown once).
+Status delete_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id,
+                       time::Micros now);
+// A new secret; the one it replaces keeps signing for limits::k_webhook_secret_overlap_seconds
+// of real time (a second rotation within that window ends the older one at once: at most two
+// secrets sign). Returns the endpoint and the new secret (shown once). 404 item_not_found.
 Result<Created> rotate_secret(store::Tx& tx, const crypto::Sealer& sealer,
                               const std::string& tenant_id, const std::string& id,
                               time::Micros now, time::Micros real_now);
