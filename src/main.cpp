@@ -189,6 +189,15 @@ int main(int argc, char** argv) {
       ->envname("TESORO_WEBHOOK_ALLOWED_HOSTS")
       ->delimiter(',')
       ->capture_default_str();
+  // Hidden: for tests that kill a node (its leases end sooner) or hang a receiver.
+  serve->add_option("--webhook-lease-seconds", config.webhook_lease_seconds)
+      ->envname("TESORO_WEBHOOK_LEASE_SECONDS")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{3600}))
+      ->group("");
+  serve->add_option("--webhook-timeout-ms", config.webhook_timeout_ms)
+      ->envname("TESORO_WEBHOOK_TIMEOUT_MS")
+      ->check(CLI::Range(std::int64_t{100}, tesoro::limits::k_webhook_timeout_ms))
+      ->group("");
   serve->footer(
       "Card-number key: card numbers are stored sealed with AES-256-GCM under one key, base64 of "
       "32 bytes. With SQLite it is DIR/card-number.key (mode 0600), which init writes and serve "

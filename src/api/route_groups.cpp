@@ -24,6 +24,7 @@ void add_outgoing_transfer_routes(Routes& routes);
 void add_payout_routes(Routes& routes);
 void add_event_routes(Routes& routes);
 void add_webhook_endpoint_routes(Routes& routes);
+void add_webhook_delivery_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -48,6 +49,7 @@ std::span<const AddRoutes> route_groups() {
       add_payout_routes,
       add_event_routes,
       add_webhook_endpoint_routes,
+      add_webhook_delivery_routes,
   };
   return k_groups;
 }

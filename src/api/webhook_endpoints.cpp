@@ -150,12 +150,8 @@ http::Response remove(Context& context) {
 http::Response rotate_secret(Context& context) {
   Problems problems;
   std::string id = endpoint_id(context, problems);
-  // No body is needed; one that is sent must be an empty object.
-  if (!context.request.body.empty()) {
-    auto parsed = parse_object(context.request.body);
-    if (!parsed) return context.error(parsed.error());
-    ObjectReader reader(parsed.value(), "", problems);
-    reader.reject_unknown();
+  if (auto not_object = read_no_body(context.request.body, problems)) {
+    return context.error(*not_object);
   }
   if (!problems.empty()) return context.error(problems.to_error());
   context.response_has_secret = true;

@@ -1,5 +1,7 @@
 #include "app/app.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 
@@ -14,6 +16,7 @@
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/webhooks/dispatcher.hpp"
 
 namespace tesoro::app {
 namespace {
@@ -316,6 +319,7 @@ void App::start_background() {
                             limits::k_transfer_processor_interval_ms,
                             limits::k_transfer_processor_chunk_rows, transfers::process_due,
                             {std::string(transfers::k_moving_topic)}));
+  add_webhook_workers();
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{
       std::string(collections::k_attempt_failure_job),
@@ -328,7 +332,46 @@ void App::start_background() {
   runner_.start();
 }
 
+void App::add_webhook_workers() {
+  // One process owns a SQLite data folder: a lease found at start was left by a killed process.
+  // On PostgreSQL other nodes may hold theirs; a dead node's leases expire.
+  if (store_->engine() == store::Engine::sqlite) {
+    static_cast<void>(store_->write<Unit>([](store::Tx& tx) -> Result<Unit> {
+      webhooks::release_all_leases(tx);
+      return Unit{};
+    }));
+  }
+  // Deliveries for newly positioned events, woken by the sequencer.
+  runner_.add(workers::PeriodicWorker{
+      "webhooks.fanout", std::chrono::milliseconds(limits::k_worker_poll_ms),
+      {std::string(events::k_sequenced_topic)},
+      [](store::Store& store, time::Micros real_now) {
+        auto fanned = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+          return webhooks::fan_out(tx, real_now, limits::k_webhook_fanout_batch_max);
+        });
+        if (fanned.value() > 0) metrics::count_worker_run("webhooks.fanout", false);
+        return fanned.value() >= limits::k_webhook_fanout_batch_max;
+      }});
+  // HTTP outside any write unit, on a thread of its own: woken by new due deliveries (fan-out,
+  // replays, an endpoint enabled again) and by clock advances that make retries due.
+  webhooks::DispatcherOptions options;
+  options.destinations = services_.settings.webhook_destinations;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  options.node_id = std::string(host) + ":" + std::to_string(::getpid());
+  options.lease_micros = config_.webhook_lease_seconds * time::k_micros_per_second;
+  options.timeout_ms = config_.webhook_timeout_ms;
+  options.stopping = &stopping_;
+  runner_.add(workers::PeriodicWorker{
+      "webhooks.delivery", std::chrono::milliseconds(limits::k_worker_poll_ms),
+      {std::string(webhooks::k_deliveries_topic), std::string(tenant_clock::k_advanced_topic)},
+      [this, options](store::Store& store, time::Micros) {
+        return webhooks::deliver_pass(store, services_.secrets, options, clock_);
+      }});
+}
+
 void App::stop_background() {
+  stopping_ = true;
   runner_.stop();
   store_->stop();
 }

@@ -44,6 +44,8 @@ class App {
   std::optional<Error> authenticate(api::Context& context, const api::RouteSpec& route);
   http::Response run_idempotent(api::Context& context, const api::RouteSpec& route,
                                 const std::string& key);
+  // The webhook fan-out and delivery workers (domain/webhooks/dispatcher.hpp).
+  void add_webhook_workers();
   Config config_;
   std::unique_ptr<store::Store> store_;
   time::SystemClock clock_;  // before services_, which refers to it
@@ -54,6 +56,8 @@ class App {
   http::Router router_;
   api::Routes routes_;
   workers::Runner runner_;  // after store_: stopped and destroyed before it
+  // Set when the workers stop: webhook requests in flight are dropped instead of awaited.
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace tesoro::app

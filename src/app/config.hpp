@@ -31,6 +31,11 @@ struct Config {
   // Hosts webhook endpoints may point at: names, `*.example.com` patterns, or `*` for any
   // public host (domain/webhooks/endpoints.hpp has the whole rule).
   std::vector<std::string> webhook_allowed_hosts = {"*"};
+  // Test knobs (hidden flags): how long a node holds a webhook endpoint it delivers to, and the
+  // timeout of one delivery attempt. 0: limits::k_webhook_lease_seconds and
+  // limits::k_webhook_timeout_ms.
+  std::int64_t webhook_lease_seconds = 0;
+  std::int64_t webhook_timeout_ms = 0;
 
   bool is_sandbox() const { return environment == "sandbox"; }
 };

@@ -113,6 +113,7 @@ inline constexpr std::int64_t k_webhook_timeout_ms = 15000;  // one delivery att
 // a live node never loses it mid-attempt; a dead node's endpoints wait at most this long.
 inline constexpr std::int64_t k_webhook_lease_seconds = 60;
 inline constexpr std::int64_t k_webhook_response_body_max_bytes = 1024;  // kept in the log's error
+inline constexpr std::int64_t k_webhook_fanout_batch_max = 500;  // events per fan-out unit
 
 static_assert(k_header_max_bytes < k_body_max_bytes);
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");

@@ -4,6 +4,7 @@
 // against the events a broad run of actions really emits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include "harness.hpp"
 #include "payment_fixtures.hpp"
+#include "webhook_receiver.hpp"
 #include "webhooks_document.hpp"
 
 using harness::Reply;
@@ -546,6 +548,85 @@ TEST(Events, DeliverySuccessFiltersByDeliveriesAndChecksItsEndpoint) {
   expect_error(tenant.get("/v1/events?delivery_success=false&endpoint_id=" +
                           text(theirs.json(), "id")),
                404, "item_not_found", "endpoint_id");
+}
+
+// delivery_success against real deliveries: one endpoint accepts the account holder events it
+// subscribes to, another fails every event; a replay the failing one then accepts moves that
+// event to its delivered side.
+TEST(Events, DeliverySuccessSplitsTheEventsByWhatEachEndpointReceived) {
+  Tenant tenant = new_tenant(Server::shared());
+  harness::WebhookReceiver accepting;
+  harness::WebhookReceiver failing;
+  failing.set_default({500});
+  auto add_endpoint = [&](const std::string& url, const std::string& event_types) {
+    Reply made = tenant.post("/v1/webhook_endpoints",
+                             R"({"url":")" + url + R"(","event_types":)" + event_types + "}");
+    EXPECT_EQ(made.status, 201) << made.body;
+    return made.status == 201 ? text(made.json(), "id") : "";
+  };
+  const std::string accepting_id = add_endpoint(accepting.url(), R"(["account_holder.*"])");
+  const std::string failing_id = add_endpoint(failing.url(), "[]");
+  make_holder(tenant);
+  make_holder(tenant);
+  Reply funded = tenant.post("/v1/sandbox/accounts/" + tenant.account_id + "/fund",
+                             R"({"amount":)" + money(5'000) + "}");
+  ASSERT_EQ(funded.status, 201) << funded.body;
+  const std::vector<std::string> all = ids_of(wait_for_events(tenant, tenant.initial_events + 3));
+  ASSERT_EQ(all.size(), tenant.initial_events + 3);
+  const std::vector<std::string> holders = ids_of(all_events(tenant, "&type=account_holder.*"));
+  const std::vector<std::string> credited = ids_of(all_events(tenant, "&type=account.credited"));
+  ASSERT_EQ(holders.size(), 2u);
+  ASSERT_EQ(credited.size(), 1u);
+  std::vector<std::string> not_holders;
+  for (const std::string& id : all) {
+    if (std::find(holders.begin(), holders.end(), id) == holders.end()) not_holders.push_back(id);
+  }
+  ASSERT_TRUE(accepting.wait_for(2));
+  ASSERT_TRUE(failing.wait_for(3));
+
+  auto ids = [&](const std::string& filter) { return ids_of(all_events(tenant, filter)); };
+  const std::string to_accepting = "&endpoint_id=" + accepting_id;
+  const std::string to_failing = "&endpoint_id=" + failing_id;
+  // An attempt is written a moment after its answer.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (ids("&delivery_success=true" + to_accepting).size() < 2 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(ids("&delivery_success=true" + to_accepting), holders);
+  EXPECT_EQ(ids("&delivery_success=false" + to_accepting), not_holders)
+      << "the types it does not take and the events from before it count as not received";
+  EXPECT_TRUE(ids("&delivery_success=true" + to_failing).empty());
+  EXPECT_EQ(ids("&delivery_success=false" + to_failing), all);
+  // Without endpoint_id: received by some endpoint, or by none.
+  EXPECT_EQ(ids("&delivery_success=true"), holders);
+  EXPECT_EQ(ids("&delivery_success=false"), not_holders);
+  // The numbered pages filter the same way, and the filters combine.
+  Reply missed = tenant.get("/v1/events?delivery_success=false" + to_failing);
+  ASSERT_EQ(missed.status, 200) << missed.body;
+  EXPECT_EQ(missed.json().at("pagination").at("total_items").as_int64(),
+            static_cast<long long>(all.size()));
+  EXPECT_EQ(ids("&delivery_success=false&type=account.*" + to_failing), credited);
+
+  // The failing endpoint recovers and is sent the credit again: a delivery that succeeded.
+  failing.set_default({200});
+  Reply replay = tenant.post("/v1/webhook_endpoints/" + failing_id + "/deliveries/" +
+                                 credited.at(0) + "/replay",
+                             "{}");
+  ASSERT_EQ(replay.status, 202) << replay.body;
+  std::vector<std::string> received;
+  const auto replay_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    received = ids("&delivery_success=true" + to_failing);
+    if (std::find(received.begin(), received.end(), credited.at(0)) != received.end()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < replay_deadline);
+  EXPECT_NE(std::find(received.begin(), received.end(), credited.at(0)), received.end());
+  const std::vector<std::string> still_missed = ids("&delivery_success=false" + to_failing);
+  EXPECT_EQ(std::find(still_missed.begin(), still_missed.end(), credited.at(0)),
+            still_missed.end());
+  const std::vector<std::string> somewhere = ids("&delivery_success=true");
+  EXPECT_NE(std::find(somewhere.begin(), somewhere.end(), credited.at(0)), somewhere.end());
 }
 
 TEST(Events, ATenantSeesOnlyItsOwnEvents) {

@@ -293,6 +293,12 @@ void Server::start() {
   pid_ = spawn(port_);
 }
 
+void Server::restart_with(ServerOptions options) {
+  stop();
+  options_ = std::move(options);
+  start();
+}
+
 int Server::start_extra_node() {
   int port = free_port();
   extra_pids_.push_back(spawn(port));

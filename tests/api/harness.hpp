@@ -71,6 +71,8 @@ class Server {
   // Sends SIGTERM and waits; returns the exit status. SIGKILL when `kill_hard`.
   int stop(bool kill_hard = false);
   void start();  // starts (again) on the same data
+  // Stops the server and starts it again on the same data with other flags or environment.
+  void restart_with(ServerOptions options);
 
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "../api/webhooks_document.hpp"
+#include "webhooks_document.hpp"
 #include "domain/webhooks/endpoints.hpp"
 
 TEST(WebhooksDocumentCatalogue, TheTableIsTheServersCatalogue) {

@@ -64,6 +64,15 @@ std::string check_path_id(std::string_view value, std::string_view prefix, std::
   return std::string(value);
 }
 
+std::optional<Error> read_no_body(std::string_view body, Problems& problems) {
+  if (body.empty()) return std::nullopt;
+  auto parsed = parse_object(body);
+  if (!parsed) return std::move(parsed).error();
+  ObjectReader reader(parsed.value(), "", problems);
+  reader.reject_unknown();
+  return std::nullopt;
+}
+
 bool is_clean_text(std::string_view text) {
   for (unsigned char c : text) {
     if (c < 0x20 || c == 0x7f) return false;

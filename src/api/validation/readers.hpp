@@ -113,6 +113,10 @@ bool is_valid_utf8(std::string_view text);
 // Characters (code points) of valid UTF-8: what every "at most N characters" counts.
 std::size_t utf8_length(std::string_view text);
 
+// The body of a POST that takes none (a replay, a secret rotation): absent, or an empty JSON
+// object (every field in it is unknown, a problem). A body that is not an object is its error.
+std::optional<Error> read_no_body(std::string_view body, Problems& problems);
+
 // Query string parameters (already split), with the same problem collection.
 class QueryReader {
  public:

@@ -12,23 +12,35 @@
 //    order, one at a time, POSTing {"id","type","timestamp","data"} with webhook-id (the event
 //    id, the same on every attempt and replay), webhook-timestamp (real Unix seconds of this
 //    attempt) and webhook-signature; a 15 s timeout. Each attempt is logged (webhook_attempts)
-//    and its delivery updated in one unit after the response:
+//    and its delivery updated in one unit after the response (a unit holds the attempts of up
+//    to 32 responses, so that the next request need not wait for a commit):
 //    - 2xx: delivered;
 //    - 410: the endpoint is disabled (disabled_reason `gone`); the delivery stays pending, and
 //      goes once the endpoint is enabled again;
 //    - anything else (other status, timeout, refused address, connection error): retried on the
 //      schedule below, not before a Retry-After the response gave; after the last attempt the
 //      delivery is `failed`.
-//    A node killed mid-delivery leaves the lease to expire; the delivery is still pending and is
-//    sent again (same webhook-id): at least once, never skipped.
+//    A pass starts no request after one timeout's length, so it ends within about two.
+//    A failed attempt ends the endpoint's turn in this pass (a dead endpoint costs one timeout
+//    per pass, not one per due delivery); its later due deliveries go in the next pass. A
+//    delivery waiting for its retry does not hold back later events: order is kept for first
+//    attempts, and a retried event may arrive after later ones (receivers order by the data).
+//    Each recorded attempt renews the lease and is fenced by it: a node whose lease was taken
+//    over writes nothing. A node killed mid-delivery leaves the lease to expire (on SQLite a
+//    starting server ends them at once); the delivery is still pending and is sent again (same
+//    webhook-id): at least once, never skipped.
 // Retry schedule (decisions.md), on the tenant clock: attempt 1 at once, then 5 s, 5 min,
 // 30 min, 2 h, 5 h, 10 h, 10 h after the previous failure: 8 attempts in all.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "core/crypto.hpp"
+#include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
 #include "domain/webhooks/endpoints.hpp"
@@ -36,13 +48,27 @@
 
 namespace tesoro::webhooks {
 
+// Raised after a unit that made deliveries due now (fan-out, a replay, an endpoint enabled
+// again): wakes the delivery worker.
+inline constexpr std::string_view k_deliveries_topic = "webhooks.deliveries";
+
 // Delay before attempt `attempt` (2-based: the first retry is attempt 2); nullopt when
 // `attempt` is past the schedule.
 std::optional<time::Micros> retry_delay_micros(int attempt);
+// When attempt `attempt` (2-based) follows a failure whose response asked for `retry_after`
+// (parsed Retry-After): the schedule's delay, or the Retry-After when longer, which counts up to
+// the schedule's longest step; nullopt past the schedule.
+std::optional<time::Micros> next_retry_delay_micros(int attempt,
+                                                    std::optional<time::Micros> retry_after);
 
-// Creates the deliveries of up to `limit` events past the cursor. Returns how many events it
-// fanned out (the worker runs again at once while it is > 0).
-std::int64_t fan_out(store::Tx& tx, std::int64_t limit);
+// The body POSTed for an event: {"id","type","timestamp","data"}, `data_json` written as is.
+std::string payload(std::string_view event_id, std::string_view type,
+                    std::string_view inserted_at, std::string_view data_json);
+
+// Creates the deliveries of up to `limit` events past the cursor (due at once on each tenant's
+// clock at `real_now`). Returns how many events it fanned out (the worker runs again at once
+// while it is `limit`).
+std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit);
 
 struct DispatcherOptions {
   Destinations destinations;
@@ -51,12 +77,20 @@ struct DispatcherOptions {
   int deliveries_per_endpoint = 50;
   time::Micros lease_micros = 0;  // default limits::k_webhook_lease_seconds
   std::int64_t timeout_ms = 0;    // default limits::k_webhook_timeout_ms (15 s)
+  // Set when the server stops: requests in flight are dropped unrecorded (still pending, so
+  // sent again later with the same webhook-id) instead of holding the shutdown.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 // One pass: leases endpoints with due deliveries and delivers to them. Returns true when it
-// delivered or attempted anything (the worker runs again at once).
+// delivered or attempted anything (the worker runs again at once). `clock` is real time: the
+// lease, and the webhook-timestamp of each attempt.
 bool deliver_pass(store::Store& store, const crypto::Sealer& sealer,
-                  const DispatcherOptions& options, time::Micros real_now);
+                  const DispatcherOptions& options, const time::Clock& clock);
+
+// Ends every lease. Only where one process owns the data (SQLite), when it starts: a lease left
+// by a killed process would otherwise hold its endpoints until it expired.
+void release_all_leases(store::Tx& tx);
 
 // The delivery log of an endpoint (GET .../webhook_endpoints/{id}/deliveries): attempts,
 // newest first, paginated.
@@ -73,6 +107,10 @@ struct Attempt {
   std::optional<std::string> next_attempt_at;
   std::string attempted_at;
 };
+// 404 item_not_found for an unknown endpoint (or another tenant's).
+Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_id,
+                                      const std::string& endpoint_id, std::int64_t offset,
+                                      std::int64_t limit);
 
 // A manual replay of one event to one endpoint: a new pending delivery due now on the tenant
 // clock (replay = 1), whatever became of earlier ones. 404 item_not_found for an unknown

@@ -6,6 +6,7 @@
 
 #include "core/ids.hpp"
 #include "core/limits.hpp"
+#include "domain/webhooks/dispatcher.hpp"
 #include "domain/webhooks/secrets.hpp"
 
 namespace tesoro::webhooks {
@@ -272,9 +273,10 @@ Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id, co
   if (patch.event_types) endpoint.event_types = *patch.event_types;
   if (patch.enabled && *patch.enabled != endpoint.enabled) {
     endpoint.enabled = *patch.enabled;
-    // Enabling resumes deliveries, those a 410 left pending included.
+    // Enabling resumes deliveries, those a 410 left pending included: wake the dispatcher.
     endpoint.disabled_reason =
         endpoint.enabled ? std::nullopt : std::optional<std::string>("disabled");
+    if (endpoint.enabled) tx.notify(std::string(k_deliveries_topic));
   }
   endpoint.updated_at = time::iso(now);
   save(tx, tenant_id, endpoint);

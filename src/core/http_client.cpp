@@ -1,0 +1,342 @@
+#include "core/http_client.hpp"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <mutex>
+
+namespace tesoro::http_client {
+namespace {
+
+void global_init() {
+  // curl_global_init is not safe to race with other threads' first curl calls: once per process.
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(text[i])) !=
+        std::tolower(static_cast<unsigned char>(prefix[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The length of the well-formed UTF-8 sequence at the start of `bytes` (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or 0.
+std::size_t utf8_sequence_length(std::string_view bytes) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (bytes.size() < length || byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+std::optional<UrlParts> parse_url(std::string_view url) {
+  global_init();
+  // curl's own parser: the host checked is the host curl connects to.
+  CURLU* handle = curl_url();
+  std::string text(url);
+  std::optional<UrlParts> parts;
+  char* scheme = nullptr;
+  char* host = nullptr;
+  char* port = nullptr;
+  if (curl_url_set(handle, CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+      curl_url_get(handle, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+      curl_url_get(handle, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+      curl_url_get(handle, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+    UrlParts found;
+    found.scheme = scheme;
+    found.host = host;
+    int number = 0;
+    std::string_view port_text(port);
+    auto parsed = std::from_chars(port_text.data(), port_text.data() + port_text.size(), number);
+    if (found.host.size() > 2 && found.host.front() == '[' && found.host.back() == ']') {
+      found.host = found.host.substr(1, found.host.size() - 2);
+      found.ip_literal = true;
+    } else {
+      in_addr ipv4{};
+      found.ip_literal = ::inet_pton(AF_INET, found.host.c_str(), &ipv4) == 1;
+    }
+    if ((found.scheme == "http" || found.scheme == "https") && !found.host.empty() &&
+        parsed.ec == std::errc() && number > 0 && number < 65536) {
+      found.port = number;
+      parts = std::move(found);
+    }
+  }
+  curl_free(scheme);
+  curl_free(host);
+  curl_free(port);
+  curl_url_cleanup(handle);
+  return parts;
+}
+
+Resolved resolve(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  Resolved resolved;
+  const int code = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+  if (code != 0) {
+    resolved.error = std::string("could not resolve host: ") + ::gai_strerror(code);
+    return resolved;
+  }
+  for (addrinfo* entry = found; entry != nullptr; entry = entry->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* address = nullptr;
+    if (entry->ai_family == AF_INET) {
+      address = &reinterpret_cast<sockaddr_in*>(entry->ai_addr)->sin_addr;
+    } else if (entry->ai_family == AF_INET6) {
+      address = &reinterpret_cast<sockaddr_in6*>(entry->ai_addr)->sin6_addr;
+    }
+    if (address == nullptr || ::inet_ntop(entry->ai_family, address, text, sizeof text) == nullptr) {
+      continue;
+    }
+    if (std::find(resolved.addresses.begin(), resolved.addresses.end(), text) ==
+        resolved.addresses.end()) {
+      resolved.addresses.emplace_back(text);
+    }
+  }
+  ::freeaddrinfo(found);
+  if (resolved.addresses.empty()) resolved.error = "could not resolve host: no address";
+  return resolved;
+}
+
+struct Multi::Slot {
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  curl_slist* pins = nullptr;
+  std::string request_body;
+  std::size_t body_max_bytes = 0;
+  std::int64_t timeout_ms = 0;
+  Response response;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  bool busy = false;
+
+  void free_lists() {
+    curl_slist_free_all(headers);
+    curl_slist_free_all(pins);
+    headers = nullptr;
+    pins = nullptr;
+  }
+};
+
+namespace {
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* slot = static_cast<Multi::Slot*>(user);
+  const std::size_t bytes = size * count;
+  std::string& body = slot->response.body;
+  if (body.size() < slot->body_max_bytes) {
+    body.append(data, std::min(bytes, slot->body_max_bytes - body.size()));
+  }
+  return bytes;  // the rest is read and dropped, so the connection stays usable
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* slot = static_cast<Multi::Slot*>(user);
+  const std::size_t bytes = size * count;
+  std::string_view line(data, bytes);
+  if (line.starts_with("HTTP/")) {
+    slot->response.retry_after.reset();  // a new response (after a 100 Continue)
+  } else if (starts_with_ignoring_case(line, "retry-after:")) {
+    slot->response.retry_after = std::string(trim(line.substr(12)));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Multi::Multi(std::size_t slots) {
+  global_init();
+  multi_ = curl_multi_init();
+  for (std::size_t i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
+}
+
+Multi::~Multi() {
+  abandon_all();
+  for (auto& slot : slots_) {
+    if (slot->easy != nullptr) curl_easy_cleanup(slot->easy);
+  }
+  curl_multi_cleanup(static_cast<CURLM*>(multi_));
+}
+
+void Multi::start(std::size_t index, const Request& request) {
+  Slot& slot = *slots_.at(index);
+  if (slot.easy == nullptr) slot.easy = curl_easy_init();
+  CURL* easy = slot.easy;
+  slot.free_lists();
+  slot.response = Response{};
+  slot.error_buffer[0] = '\0';
+  slot.request_body = request.body;
+  slot.body_max_bytes = request.body_max_bytes;
+  slot.timeout_ms = request.timeout_ms;
+  for (const std::string& header : request.headers) {
+    slot.headers = curl_slist_append(slot.headers, header.c_str());
+  }
+  slot.headers = curl_slist_append(slot.headers, "Expect:");  // no 100-continue round trip
+  if (!request.pinned_addresses.empty()) {
+    if (auto parts = parse_url(request.url)) {
+      std::string pin = parts->host + ":" + std::to_string(parts->port) + ":";
+      for (std::size_t i = 0; i < request.pinned_addresses.size(); ++i) {
+        const std::string& address = request.pinned_addresses[i];
+        if (i > 0) pin += ',';
+        pin += address.find(':') != std::string::npos ? "[" + address + "]" : address;
+      }
+      slot.pins = curl_slist_append(slot.pins, pin.c_str());
+    }
+  }
+  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(easy, CURLOPT_PROXY, "");  // never a proxy from the environment
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_RESOLVE, slot.pins);
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, slot.headers);
+  curl_easy_setopt(easy, CURLOPT_POST, 1L);
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, slot.request_body.data());
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                   static_cast<curl_off_t>(slot.request_body.size()));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout_ms));
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &slot);
+  curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &slot);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, slot.error_buffer);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, reinterpret_cast<void*>(index));
+  curl_multi_add_handle(static_cast<CURLM*>(multi_), easy);
+  slot.busy = true;
+  ++running_;
+}
+
+std::vector<std::pair<std::size_t, Response>> Multi::poll(int wait_ms) {
+  auto* multi = static_cast<CURLM*>(multi_);
+  std::vector<std::pair<std::size_t, Response>> finished;
+  auto collect = [&] {
+    int still_running = 0;
+    curl_multi_perform(multi, &still_running);
+    int queued = 0;
+    while (CURLMsg* message = curl_multi_info_read(multi, &queued)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      void* user = nullptr;
+      curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &user);
+      const auto index = reinterpret_cast<std::size_t>(user);
+      Slot& slot = *slots_.at(index);
+      Response& response = slot.response;
+      curl_off_t total_micros = 0;
+      curl_easy_getinfo(slot.easy, CURLINFO_TOTAL_TIME_T, &total_micros);
+      response.latency_ms = static_cast<std::int64_t>(total_micros / 1000);
+      const CURLcode result = message->data.result;
+      if (result == CURLE_OK) {
+        long status = 0;
+        curl_easy_getinfo(slot.easy, CURLINFO_RESPONSE_CODE, &status);
+        response.status = static_cast<int>(status);
+      } else if (result == CURLE_OPERATION_TIMEDOUT) {
+        response.timed_out = true;
+        response.error = "timed out after " + std::to_string(slot.timeout_ms) + " ms";
+      } else {
+        std::string detail = slot.error_buffer;
+        response.error = detail.empty() ? curl_easy_strerror(result) : detail;
+      }
+      curl_multi_remove_handle(multi, slot.easy);
+      slot.busy = false;
+      --running_;
+      finished.emplace_back(index, std::move(response));
+    }
+  };
+  collect();
+  if (finished.empty() && running_ > 0) {
+    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
+    collect();
+  }
+  return finished;
+}
+
+void Multi::abandon_all() {
+  for (auto& slot : slots_) {
+    if (!slot->busy) continue;
+    curl_multi_remove_handle(static_cast<CURLM*>(multi_), slot->easy);
+    slot->busy = false;
+  }
+  running_ = 0;
+  for (auto& slot : slots_) slot->free_lists();
+}
+
+std::optional<time::Micros> parse_retry_after(std::string_view value, time::Micros real_now) {
+  value = trim(value);
+  if (value.empty()) return std::nullopt;
+  if (std::all_of(value.begin(), value.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    // More digits than any sane delay: the caller caps it anyway.
+    if (value.size() > 12) return time::Micros{999'999'999'999} * time::k_micros_per_second;
+    std::int64_t seconds = 0;
+    std::from_chars(value.data(), value.data() + value.size(), seconds);
+    return seconds * time::k_micros_per_second;
+  }
+  // Each HTTP date form (IMF-fixdate, RFC 850, asctime) begins with the day's name.
+  if (!std::isalpha(static_cast<unsigned char>(value.front()))) return std::nullopt;
+  const std::string text(value);
+  const time_t at = curl_getdate(text.c_str(), nullptr);
+  if (at == -1) return std::nullopt;
+  const time::Micros delay = static_cast<time::Micros>(at) * time::k_micros_per_second - real_now;
+  return std::max<time::Micros>(delay, 0);
+}
+
+std::string printable_text(std::string_view bytes, std::size_t max_bytes) {
+  static constexpr std::string_view k_replacement = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(std::min(bytes.size(), max_bytes));
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    const std::size_t length = utf8_sequence_length(bytes.substr(at));
+    const unsigned char first = static_cast<unsigned char>(bytes[at]);
+    const bool control = length == 1 && (first < 0x20 || first == 0x7F) && first != '\t' &&
+                         first != '\n' && first != '\r';
+    std::string_view piece = length == 0 || control ? k_replacement : bytes.substr(at, length);
+    if (out.size() + piece.size() > max_bytes) break;
+    out += piece;
+    at += length == 0 ? 1 : length;
+  }
+  return out;
+}
+
+}  // namespace tesoro::http_client

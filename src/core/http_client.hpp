@@ -1,0 +1,94 @@
+#pragma once
+// Outgoing HTTP requests (libcurl), for webhook deliveries: many requests in flight at once on
+// one thread (curl multi), each slot's requests one at a time on a connection it keeps.
+//
+// Safety of destinations is the caller's rule, this client's means: the caller resolves the
+// host (resolve()), keeps the addresses it allows, and hands them in as `pinned_addresses`;
+// the request then connects to those addresses only (CURLOPT_RESOLVE), so DNS cannot answer
+// differently between the check and the connection. Redirects are never followed, proxies from
+// the environment are never used, and only http and https are spoken.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace tesoro::http_client {
+
+struct UrlParts {
+  std::string scheme;  // http | https
+  std::string host;    // without the brackets of an IPv6 literal
+  int port = 0;        // the scheme's default when the URL has none
+  bool ip_literal = false;
+};
+// nullopt when `url` is not an absolute http(s) URL with a host.
+std::optional<UrlParts> parse_url(std::string_view url);
+
+// Every address `host` resolves to (numeric IPv4 or IPv6 text, without brackets), or why none.
+// Blocks for as long as the system resolver takes.
+struct Resolved {
+  std::vector<std::string> addresses;
+  std::string error;  // when `addresses` is empty
+};
+Resolved resolve(const std::string& host, int port);
+
+struct Request {
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;                  // POSTed
+  // Where the URL's host may connect (from resolve(), filtered by the caller); empty for an
+  // IP-literal host, which is connected to as is.
+  std::vector<std::string> pinned_addresses;
+  std::int64_t timeout_ms = 15000;  // the whole exchange
+  std::size_t body_max_bytes = 1024;  // of the response body kept; the rest is read and dropped
+};
+
+struct Response {
+  std::optional<int> status;         // nullopt: no response (error says why)
+  std::optional<std::string> error;  // transport failure: timeout, refused, reset ...
+  bool timed_out = false;
+  std::string body;                  // at most body_max_bytes, as received
+  std::optional<std::string> retry_after;  // the Retry-After header, when given
+  std::int64_t latency_ms = 0;             // request sent to response read
+};
+
+// Requests in flight on one thread. Slots are the caller's numbers (0..slots-1): each slot runs
+// one request at a time and keeps its connection for the next one.
+class Multi {
+ public:
+  explicit Multi(std::size_t slots);
+  ~Multi();
+  Multi(const Multi&) = delete;
+  Multi& operator=(const Multi&) = delete;
+
+  // Starts `request` on `slot`, which must be idle.
+  void start(std::size_t slot, const Request& request);
+  // Drives the transfers for at most `wait_ms` and returns those that finished, by slot.
+  std::vector<std::pair<std::size_t, Response>> poll(int wait_ms);
+  // How many requests are in flight.
+  std::size_t running() const { return running_; }
+  // Drops every request in flight (their slots become idle, nothing is reported).
+  void abandon_all();
+
+  struct Slot;  // one easy handle and its request's state (http_client.cpp)
+
+ private:
+  void* multi_ = nullptr;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::size_t running_ = 0;
+};
+
+// The delay a Retry-After value asks for, from `real_now`: delta seconds ("120") or an HTTP
+// date ("Wed, 21 Oct 2026 07:28:00 GMT", and the obsolete RFC 850 and asctime forms). A date in
+// the past is 0. nullopt when the value is neither.
+std::optional<time::Micros> parse_retry_after(std::string_view value, time::Micros real_now);
+
+// Response text fit for a log: at most `max_bytes`, cut on a character boundary, with control
+// characters and bytes that are not UTF-8 replaced by U+FFFD (tabs and line breaks kept).
+std::string printable_text(std::string_view bytes, std::size_t max_bytes);
+
+}  // namespace tesoro::http_client

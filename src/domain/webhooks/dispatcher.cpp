@@ -1,0 +1,589 @@
+#include "domain/webhooks/dispatcher.hpp"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <future>
+#include <map>
+
+#include "core/http_client.hpp"
+#include "core/ids.hpp"
+#include "core/json_writer.hpp"
+#include "core/limits.hpp"
+#include "core/log.hpp"
+#include "core/metrics.hpp"
+#include "domain/clock/tenant_clock.hpp"
+#include "domain/webhooks/secrets.hpp"
+#include "store/bulk.hpp"
+#include "store/pages.hpp"
+
+namespace tesoro::webhooks {
+namespace {
+
+constexpr time::Micros k_second = time::k_micros_per_second;
+// The delay before attempts 2..8 (decisions.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
+constexpr std::array<time::Micros, 7> k_retry_delays = {
+    5 * k_second,    300 * k_second,   1800 * k_second, 7200 * k_second,
+    18000 * k_second, 36000 * k_second, 36000 * k_second};
+constexpr time::Micros k_longest_delay = 36000 * k_second;
+constexpr int k_poll_wait_ms = 100;  // how often a pass in flight looks at `stopping`
+constexpr std::size_t k_records_per_unit = 32;  // attempts written per write unit, at most
+
+}  // namespace
+
+std::optional<time::Micros> retry_delay_micros(int attempt) {
+  if (attempt < 2 || attempt > static_cast<int>(k_retry_delays.size()) + 1) return std::nullopt;
+  return k_retry_delays[static_cast<std::size_t>(attempt - 2)];
+}
+
+std::optional<time::Micros> next_retry_delay_micros(int attempt,
+                                                    std::optional<time::Micros> retry_after) {
+  std::optional<time::Micros> delay = retry_delay_micros(attempt);
+  if (!delay) return std::nullopt;
+  if (retry_after) return std::max(*delay, std::min(*retry_after, k_longest_delay));
+  return delay;
+}
+
+std::string payload(std::string_view event_id, std::string_view type,
+                    std::string_view inserted_at, std::string_view data_json) {
+  json_text::Writer out(96 + data_json.size());
+  out.begin_object()
+      .key("id").string(event_id)
+      .key("type").string(type)
+      .key("timestamp").string(inserted_at)
+      .key("data").raw(data_json)
+      .end_object();
+  return out.take();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fan-out
+
+namespace {
+
+struct Subscriber {
+  std::string endpoint_id;
+  std::vector<std::string> event_types;
+  std::int64_t start_position = 0;
+};
+
+struct TenantSubscribers {
+  time::Micros now = 0;  // the tenant's clock
+  std::vector<Subscriber> endpoints;
+};
+
+std::vector<std::string> parse_event_types(const std::string& text) {
+  std::vector<std::string> types;
+  boost::system::error_code failure;
+  boost::json::value parsed = boost::json::parse(text, failure);
+  if (failure || !parsed.is_array()) return types;
+  for (const boost::json::value& type : parsed.get_array()) {
+    if (type.is_string()) types.emplace_back(type.get_string());
+  }
+  return types;
+}
+
+// The enabled endpoints of every tenant with an event in (after, last].
+std::map<std::string, TenantSubscribers> subscribers_of(store::Tx& tx, std::int64_t after,
+                                                        std::int64_t last,
+                                                        time::Micros real_now) {
+  std::map<std::string, TenantSubscribers> by_tenant;
+  for (const store::Row& row : tx.query(
+           "SELECT e.tenant_id, e.id, e.event_types, e.start_position, t.clock_offset_micros "
+           "FROM webhook_endpoints e JOIN tenants t ON t.id = e.tenant_id "
+           "WHERE e.enabled = 1 AND e.tenant_id IN "
+           "(SELECT DISTINCT tenant_id FROM events WHERE position > ? AND position <= ?) "
+           "ORDER BY e.tenant_id, e.id",
+           {after, last})) {
+    TenantSubscribers& tenant = by_tenant[row.text(0)];
+    tenant.now = real_now + row.integer(4);
+    tenant.endpoints.push_back({row.text(1), parse_event_types(row.text(2)), row.integer(3)});
+  }
+  return by_tenant;
+}
+
+}  // namespace
+
+std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
+  // The cursor's row lock is the one lock across nodes: READ COMMITTED gives the statements
+  // after it a snapshot that has every delivery the previous holder made.
+  const std::int64_t cursor =
+      tx.query_one("SELECT position FROM webhook_fanout WHERE id = 1" +
+                   std::string(tx.lock_rows()))->integer(0);
+  store::Rows events = tx.query(
+      "SELECT position, tenant_id, id, type FROM events WHERE position > ? "
+      "ORDER BY position LIMIT ?",
+      {cursor, limit});
+  if (events.empty()) return 0;
+  const std::int64_t last = events.back().integer(0);
+  std::map<std::string, TenantSubscribers> subscribers =
+      subscribers_of(tx, cursor, last, real_now);
+  store::Params rows;
+  std::size_t count = 0;
+  for (const store::Row& event : events) {
+    auto tenant = subscribers.find(event.text(1));
+    if (tenant == subscribers.end()) continue;
+    const std::int64_t position = event.integer(0);
+    const std::string type = event.text(3);
+    const std::string now = time::iso(tenant->second.now);
+    for (const Subscriber& endpoint : tenant->second.endpoints) {
+      if (endpoint.start_position >= position || !subscribed(endpoint.event_types, type)) continue;
+      for (store::Value value : std::initializer_list<store::Value>{
+               event.text(1), ids::generate("whq"), endpoint.endpoint_id, event.text(2), position,
+               type, std::string("pending"), std::int64_t{0}, tenant->second.now, std::int64_t{0},
+               now, now}) {
+        rows.push_back(std::move(value));
+      }
+      ++count;
+    }
+  }
+  if (count > 0) {
+    store::exec_many(tx,
+                     "INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, "
+                     "event_position, event_type, state, attempts, next_attempt_at_micros, "
+                     "replay, inserted_at, updated_at)",
+                     12, "", std::move(rows));
+    tx.notify(std::string(k_deliveries_topic));
+  }
+  tx.exec("UPDATE webhook_fanout SET position = ? WHERE id = 1", {last});
+  return static_cast<std::int64_t>(events.size());
+}
+
+void release_all_leases(store::Tx& tx) {
+  tx.exec("UPDATE webhook_endpoints SET lease_owner = NULL WHERE lease_owner IS NOT NULL");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+
+namespace {
+
+struct Due {  // one due delivery of a leased endpoint
+  std::string id;
+  std::string event_id;
+  std::string event_type;
+  int attempts = 0;
+  bool replay = false;
+  std::string body;
+};
+
+struct Leased {
+  std::string tenant_id;
+  std::string endpoint_id;
+  std::string url;
+  std::vector<std::string> secrets;
+  std::deque<Due> queue;
+  std::vector<std::string> pinned;     // the allowed addresses of its host
+  std::optional<std::string> refused;  // why it cannot be connected to
+  bool lost = false;                   // its lease was taken over: deliver nothing more
+  long long sent_timestamp = 0;        // webhook-timestamp of the request in flight
+};
+
+struct Lease {
+  std::string token;  // lease_owner: this node and this pass
+  time::Micros micros = 0;
+};
+
+time::Micros lease_micros(const DispatcherOptions& options) {
+  return options.lease_micros > 0 ? options.lease_micros
+                                  : limits::k_webhook_lease_seconds * k_second;
+}
+
+std::int64_t timeout_ms(const DispatcherOptions& options) {
+  return options.timeout_ms > 0 ? options.timeout_ms : limits::k_webhook_timeout_ms;
+}
+
+// Cheap and read-only: the usual pass, where nothing is due, writes nothing.
+bool any_due(store::Store& store, time::Micros real_now) {
+  return store
+      .read<bool>([&](store::Tx& tx) -> Result<bool> {
+        return tx.query_one(
+                   "SELECT 1 FROM webhook_deliveries d "
+                   "JOIN webhook_endpoints e ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id "
+                   "JOIN tenants t ON t.id = d.tenant_id WHERE d.state = 'pending' "
+                   "AND e.enabled = 1 AND (e.lease_owner IS NULL OR e.lease_until_micros < ?) "
+                   "AND d.next_attempt_at_micros <= ? + t.clock_offset_micros LIMIT 1",
+                   {real_now, real_now})
+            .has_value();
+      })
+      .value();
+}
+
+// Leases up to endpoints_per_pass endpoints with due deliveries and no live lease, those served
+// least recently first (a released lease keeps its end time).
+std::vector<Leased> take_leases(store::Store& store, const DispatcherOptions& options,
+                                const Lease& lease, time::Micros real_now) {
+  const std::string skip_locked =
+      store.engine() == store::Engine::postgres ? " FOR UPDATE OF e SKIP LOCKED" : "";
+  auto rows = store.write<store::Rows>([&](store::Tx& tx) -> Result<store::Rows> {
+    return tx.query(
+        "UPDATE webhook_endpoints SET lease_owner = ?, lease_until_micros = ? "
+        "WHERE (tenant_id, id) IN (SELECT e.tenant_id, e.id FROM webhook_endpoints e "
+        "JOIN tenants t ON t.id = e.tenant_id WHERE e.enabled = 1 "
+        "AND (e.lease_owner IS NULL OR e.lease_until_micros < ?) "
+        "AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id "
+        "AND d.state = 'pending' AND d.tenant_id = e.tenant_id "
+        "AND d.next_attempt_at_micros <= ? + t.clock_offset_micros) "
+        "ORDER BY COALESCE(e.lease_until_micros, 0), e.id LIMIT ?" +
+            skip_locked + ") RETURNING tenant_id, id, url",
+        {lease.token, real_now + lease.micros, real_now, real_now,
+         std::int64_t{options.endpoints_per_pass}});
+  });
+  std::vector<Leased> leased;
+  for (const store::Row& row : rows.value()) {
+    leased.push_back({row.text(0), row.text(1), row.text(2)});
+  }
+  return leased;
+}
+
+// Each leased endpoint's secrets and due deliveries, in position order, with their bodies.
+void load_due(store::Store& store, const crypto::Sealer& sealer,
+              const DispatcherOptions& options, std::vector<Leased>& leased,
+              time::Micros real_now) {
+  static_cast<void>(store.read<Unit>([&](store::Tx& tx) -> Result<Unit> {
+    for (Leased& endpoint : leased) {
+      endpoint.secrets =
+          signing_secrets(tx, sealer, endpoint.tenant_id, endpoint.endpoint_id, real_now);
+      // Unsigned deliveries would be refused by every receiver: log the attempts instead.
+      if (endpoint.secrets.empty()) endpoint.refused = "signing secret unavailable";
+      const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, real_now);
+      for (const store::Row& row : tx.query(
+               "SELECT d.id, d.event_id, d.event_type, d.attempts, d.replay, ev.data, "
+               "ev.inserted_at FROM webhook_deliveries d JOIN events ev "
+               "ON ev.position = d.event_position AND ev.tenant_id = d.tenant_id "
+               "AND ev.id = d.event_id WHERE d.endpoint_id = ? AND d.state = 'pending' "
+               "AND d.tenant_id = ? AND d.next_attempt_at_micros <= ? "
+               "ORDER BY d.event_position, d.id LIMIT ?",
+               {endpoint.endpoint_id, endpoint.tenant_id, tenant_now,
+                std::int64_t{options.deliveries_per_endpoint}})) {
+        endpoint.queue.push_back(
+            {row.text(0), row.text(1), row.text(2), static_cast<int>(row.integer(3)),
+             row.integer(4) == 1, payload(row.text(1), row.text(2), row.text(6), row.text(5))});
+      }
+    }
+    return Unit{};
+  }));
+}
+
+// The addresses each endpoint may be connected to, resolved concurrently (a slow resolver of
+// one tenant's host must not hold the others).
+void resolve_hosts(std::vector<Leased>& leased, const Destinations& destinations) {
+  std::vector<std::future<http_client::Resolved>> lookups(leased.size());
+  std::vector<std::optional<http_client::UrlParts>> urls(leased.size());
+  for (std::size_t i = 0; i < leased.size(); ++i) {
+    urls[i] = http_client::parse_url(leased[i].url);
+    if (!urls[i] || urls[i]->ip_literal || leased[i].queue.empty() || leased[i].refused) continue;
+    lookups[i] = std::async(std::launch::async, http_client::resolve, urls[i]->host,
+                            urls[i]->port);
+  }
+  for (std::size_t i = 0; i < leased.size(); ++i) {
+    Leased& endpoint = leased[i];
+    if (endpoint.queue.empty() || endpoint.refused) continue;
+    if (!urls[i]) {
+      endpoint.refused = "invalid url";
+      continue;
+    }
+    const std::string& host = urls[i]->host;
+    if (urls[i]->ip_literal) {
+      if (!check_address(host, host, destinations)) endpoint.refused = "address not allowed";
+      continue;
+    }
+    http_client::Resolved resolved = lookups[i].get();
+    for (const std::string& address : resolved.addresses) {
+      if (check_address(host, address, destinations)) endpoint.pinned.push_back(address);
+    }
+    if (endpoint.pinned.empty()) {
+      endpoint.refused = resolved.addresses.empty() ? resolved.error : "address not allowed";
+    }
+  }
+}
+
+http_client::Request request_for(Leased& endpoint, const DispatcherOptions& options,
+                                 time::Micros real_now) {
+  const Due& due = endpoint.queue.front();
+  endpoint.sent_timestamp = real_now / k_second;
+  http_client::Request request;
+  request.url = endpoint.url;
+  request.body = due.body;
+  request.headers = {
+      "content-type: application/json",
+      "user-agent: Tesoro-Webhooks/1",
+      "webhook-id: " + due.event_id,
+      "webhook-timestamp: " + std::to_string(endpoint.sent_timestamp),
+      "webhook-signature: " + signature_header(endpoint.secrets, due.event_id,
+                                               endpoint.sent_timestamp, due.body),
+  };
+  request.pinned_addresses = endpoint.pinned;
+  request.timeout_ms = timeout_ms(options);
+  request.body_max_bytes = static_cast<std::size_t>(limits::k_webhook_response_body_max_bytes);
+  return request;
+}
+
+// What an attempt's response makes of its delivery.
+struct Outcome {
+  bool delivered = false;
+  bool gone = false;  // 410: the endpoint is disabled
+  std::optional<int> status_code;
+  std::optional<std::string> error;
+  std::optional<time::Micros> retry_after;
+  std::int64_t latency_ms = 0;
+};
+
+Outcome outcome_of(const http_client::Response& response, time::Micros real_now) {
+  Outcome outcome;
+  outcome.status_code = response.status;
+  outcome.latency_ms = response.latency_ms;
+  if (!response.status) {
+    outcome.error = response.error.value_or("no response");
+    return outcome;
+  }
+  const int status = *response.status;
+  outcome.delivered = status >= 200 && status <= 299;
+  outcome.gone = status == 410;
+  if (outcome.delivered) return outcome;
+  std::string error = "HTTP " + std::to_string(status);
+  if (outcome.gone) error += " Gone: endpoint disabled";
+  std::string body = http_client::printable_text(
+      response.body, static_cast<std::size_t>(limits::k_webhook_response_body_max_bytes));
+  if (!body.empty()) error += ": " + body;
+  outcome.error = std::move(error);
+  if (response.retry_after) {
+    outcome.retry_after = http_client::parse_retry_after(*response.retry_after, real_now);
+  }
+  return outcome;
+}
+
+// One attempt's outcome, waiting to be written.
+struct Recorded {
+  std::size_t endpoint = 0;  // index into the pass's leased endpoints
+  Due due;
+  Outcome outcome;
+  long long webhook_timestamp = 0;
+  time::Micros real_now = 0;  // when the response came
+};
+
+// Writes one attempt and its delivery's new state, fenced by the lease (renewed by the same
+// statement). Returns false when the lease was lost (or the endpoint deleted): nothing written.
+bool record(store::Tx& tx, const Lease& lease, const Leased& endpoint, const Recorded& done) {
+  const Due& due = done.due;
+  const Outcome& outcome = done.outcome;
+  if (tx.exec("UPDATE webhook_endpoints SET lease_until_micros = ? "
+              "WHERE tenant_id = ? AND id = ? AND lease_owner = ?",
+              {done.real_now + lease.micros, endpoint.tenant_id, endpoint.endpoint_id,
+               lease.token}) == 0) {
+    return false;
+  }
+  const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, done.real_now);
+  const int attempt = due.attempts + 1;
+  std::string state = "pending";
+  std::optional<time::Micros> next_attempt_at;
+  if (outcome.delivered) {
+    state = "delivered";
+  } else if (outcome.gone) {
+    next_attempt_at = tenant_now;  // due as soon as the endpoint is enabled again
+  } else if (auto delay = next_retry_delay_micros(attempt + 1, outcome.retry_after)) {
+    next_attempt_at = tenant_now + *delay;
+  } else {
+    state = "failed";
+  }
+  const std::string now = time::iso(tenant_now);
+  store::Value next_micros = nullptr;
+  if (next_attempt_at) next_micros = *next_attempt_at;
+  if (tx.exec("UPDATE webhook_deliveries SET state = ?, attempts = ?, "
+              "next_attempt_at_micros = ?, updated_at = ? "
+              "WHERE tenant_id = ? AND id = ? AND state = 'pending' AND attempts = ?",
+              {state, std::int64_t{attempt}, next_micros, now, endpoint.tenant_id, due.id,
+               std::int64_t{due.attempts}}) == 0) {
+    return true;  // changed meanwhile (a replay never is): the newer state stands
+  }
+  // A 410 sets no retry time in the log: the next attempt waits for the endpoint, not a time.
+  store::Value next_text = nullptr;
+  if (next_attempt_at && !outcome.gone) next_text = time::iso(*next_attempt_at);
+  store::Value status = nullptr;
+  if (outcome.status_code) status = std::int64_t{*outcome.status_code};
+  tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
+          "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
+          "next_attempt_at, webhook_timestamp, attempted_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {endpoint.tenant_id, ids::generate("whd"), due.id, endpoint.endpoint_id, due.event_id,
+           due.event_type, std::int64_t{attempt}, std::int64_t{due.replay ? 1 : 0},
+           std::int64_t{outcome.delivered ? 1 : 0}, status, outcome.latency_ms,
+           store::optional_value(outcome.error), next_text,
+           static_cast<std::int64_t>(done.webhook_timestamp), now});
+  if (outcome.gone) {
+    tx.exec("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', "
+            "updated_at = ? WHERE tenant_id = ? AND id = ?",
+            {now, endpoint.tenant_id, endpoint.endpoint_id});
+  }
+  return true;
+}
+
+// Writes the waiting outcomes in one unit (one commit for many attempts); an endpoint whose
+// lease was lost is marked so, and delivers nothing more in this pass.
+void record_all(store::Store& store, const Lease& lease, std::vector<Leased>& leased,
+                std::vector<Recorded>& waiting) {
+  if (waiting.empty()) return;
+  std::vector<std::size_t> lost;
+  static_cast<void>(store.write<Unit>([&](store::Tx& tx) -> Result<Unit> {
+    lost.clear();  // a retried unit starts over
+    for (const Recorded& done : waiting) {
+      if (std::find(lost.begin(), lost.end(), done.endpoint) != lost.end()) continue;
+      if (!record(tx, lease, leased[done.endpoint], done)) lost.push_back(done.endpoint);
+    }
+    return Unit{};
+  }));
+  for (std::size_t endpoint : lost) leased[endpoint].lost = true;
+  for (const Recorded& done : waiting) {
+    metrics::count_worker_run("webhooks.attempt", !done.outcome.delivered);
+  }
+  waiting.clear();
+}
+
+void release_leases(store::Store& store, const Lease& lease, const std::vector<Leased>& leased,
+                    time::Micros real_now) {
+  static_cast<void>(store.write<Unit>([&](store::Tx& tx) -> Result<Unit> {
+    for (const Leased& endpoint : leased) {
+      // The end time stays: it orders endpoints least recently served first.
+      tx.exec("UPDATE webhook_endpoints SET lease_owner = NULL, lease_until_micros = ? "
+              "WHERE tenant_id = ? AND id = ? AND lease_owner = ?",
+              {real_now, endpoint.tenant_id, endpoint.endpoint_id, lease.token});
+    }
+    return Unit{};
+  }));
+}
+
+bool stopping(const DispatcherOptions& options) {
+  return options.stopping != nullptr && options.stopping->load();
+}
+
+// Sends every leased endpoint's due deliveries: endpoints concurrently, each one's in order,
+// one at a time. An endpoint's next request goes as soon as the previous one succeeded; outcomes
+// are written in units of up to k_records_per_unit (and whenever nothing is in flight), so a fast
+// receiver is not held to one commit per event. A crash before an outcome is written sends that
+// event again: at least once. Returns how many attempts it made.
+std::int64_t deliver(store::Store& store, const DispatcherOptions& options, const Lease& lease,
+                     std::vector<Leased>& leased, const time::Clock& clock) {
+  // No request starts after one timeout's length: a slow receiver cannot hold the pass, and the
+  // endpoints waiting for the next one, much longer than two timeouts.
+  const time::Micros last_start = clock.now() + timeout_ms(options) * 1000;
+  std::int64_t attempts = 0;
+  std::vector<Recorded> waiting;
+  http_client::Multi multi(leased.size());
+  for (std::size_t i = 0; i < leased.size(); ++i) {
+    Leased& endpoint = leased[i];
+    if (endpoint.queue.empty()) continue;
+    if (endpoint.refused) {  // an attempt without a request: retried on the schedule
+      Outcome refused;
+      refused.error = endpoint.refused;
+      const time::Micros real_now = clock.now();
+      waiting.push_back({i, endpoint.queue.front(), refused, real_now / k_second, real_now});
+      ++attempts;
+      continue;
+    }
+    multi.start(i, request_for(endpoint, options, clock.now()));
+  }
+  while (multi.running() > 0) {
+    if (stopping(options)) {
+      multi.abandon_all();  // unrecorded: still pending, sent again after the restart
+      break;
+    }
+    for (auto& [slot, response] : multi.poll(k_poll_wait_ms)) {
+      Leased& endpoint = leased[slot];
+      const time::Micros real_now = clock.now();
+      Recorded done{slot, std::move(endpoint.queue.front()), outcome_of(response, real_now),
+                    endpoint.sent_timestamp, real_now};
+      endpoint.queue.pop_front();
+      ++attempts;
+      // A failure ends the endpoint's turn (a 410 disables it).
+      if (done.outcome.delivered && !endpoint.lost && !endpoint.queue.empty() &&
+          !stopping(options) && real_now <= last_start) {
+        multi.start(slot, request_for(endpoint, options, clock.now()));
+      }
+      waiting.push_back(std::move(done));
+    }
+    if (waiting.size() >= k_records_per_unit || multi.running() == 0) {
+      record_all(store, lease, leased, waiting);
+    }
+  }
+  record_all(store, lease, leased, waiting);  // what came back before a stop is kept
+  return attempts;
+}
+
+}  // namespace
+
+bool deliver_pass(store::Store& store, const crypto::Sealer& sealer,
+                  const DispatcherOptions& options, const time::Clock& clock) {
+  const time::Micros real_now = clock.now();
+  if (stopping(options) || !any_due(store, real_now)) return false;
+  const Lease lease{options.node_id + "/" + ids::generate("wls"), lease_micros(options)};
+  std::vector<Leased> leased = take_leases(store, options, lease, real_now);
+  if (leased.empty()) return false;
+  load_due(store, sealer, options, leased, real_now);
+  resolve_hosts(leased, options.destinations);
+  std::int64_t attempts = 0;
+  try {
+    attempts = deliver(store, options, lease, leased, clock);
+  } catch (...) {
+    release_leases(store, lease, leased, clock.now());
+    throw;
+  }
+  release_leases(store, lease, leased, clock.now());
+  if (attempts > 0) {
+    log::write(log::Level::debug, "webhooks.delivered",
+               {{"endpoints", static_cast<std::int64_t>(leased.size())}, {"attempts", attempts}});
+  }
+  return attempts > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The log and replays
+
+Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_id,
+                                      const std::string& endpoint_id, std::int64_t offset,
+                                      std::int64_t limit) {
+  auto endpoint = get_endpoint(tx, tenant_id, endpoint_id);
+  if (!endpoint) return std::move(endpoint).error();
+  return store::query_page<Attempt>(
+      tx,
+      "id, event_id, event_type, attempt, replay, delivered, status_code, latency_ms, error, "
+      "next_attempt_at, attempted_at",
+      " FROM webhook_attempts WHERE tenant_id = ? AND endpoint_id = ?", {tenant_id, endpoint_id},
+      "attempted_at DESC, id DESC", offset, limit, [](const store::Row& row) {
+        Attempt attempt;
+        attempt.id = row.text(0);
+        attempt.event_id = row.text(1);
+        attempt.event_type = row.text(2);
+        attempt.attempt = static_cast<int>(row.integer(3));
+        attempt.replay = row.integer(4) == 1;
+        attempt.delivered = row.integer(5) == 1;
+        if (auto status = row.optional_integer(6)) attempt.status_code = static_cast<int>(*status);
+        attempt.latency_ms = row.integer(7);
+        attempt.error = row.optional_text(8);
+        attempt.next_attempt_at = row.optional_text(9);
+        attempt.attempted_at = row.text(10);
+        return attempt;
+      });
+}
+
+Result<Replay> replay(store::Tx& tx, const std::string& tenant_id, const std::string& endpoint_id,
+                      const std::string& event_id, time::Micros now) {
+  auto endpoint = get_endpoint(tx, tenant_id, endpoint_id);
+  if (!endpoint) return std::move(endpoint).error();
+  // Only positioned events exist for readers (domain/events).
+  auto event = tx.query_one(
+      "SELECT position, type FROM events WHERE tenant_id = ? AND id = ? AND position IS NOT NULL",
+      {tenant_id, event_id});
+  if (!event) return errors::item_not_found("event");
+  Replay made{ids::generate("whq"), endpoint_id, event_id, "pending", time::iso(now)};
+  tx.exec("INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, event_position, "
+          "event_type, state, attempts, next_attempt_at_micros, replay, inserted_at, updated_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 1, ?, ?)",
+          {tenant_id, made.delivery_id, endpoint_id, event_id, event->integer(0), event->text(1),
+           now, made.next_attempt_at, made.next_attempt_at});
+  tx.notify(std::string(k_deliveries_topic));
+  return made;
+}
+
+}  // namespace tesoro::webhooks

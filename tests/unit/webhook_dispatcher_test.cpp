@@ -1,0 +1,317 @@
+// The webhook dispatcher's parts: the retry schedule and Retry-After (parsing, the floor it sets,
+// its cap), the body, log text, URLs; fan-out on both engines (subscriptions, start positions,
+// disabled endpoints, the cursor); leases (a live one is respected, an expired one taken over,
+// and a node that lost its lease mid-attempt writes nothing), against a receiver in this process.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "core/http_client.hpp"
+#include "core/ids.hpp"
+#include "domain/events/events.hpp"
+#include "domain/webhooks/dispatcher.hpp"
+#include "domain/webhooks/secrets.hpp"
+#include "test_stores.hpp"
+#include "webhook_receiver.hpp"
+
+using namespace tesoro;
+
+namespace {
+
+constexpr time::Micros k_second = time::k_micros_per_second;
+
+TEST(WebhookRetrySchedule, FollowsTheDecisionsScheduleAndEndsAfterEightAttempts) {
+  EXPECT_FALSE(webhooks::retry_delay_micros(1)) << "attempt 1 is not a retry";
+  const time::Micros expected[] = {5, 300, 1800, 7200, 18000, 36000, 36000};
+  for (int attempt = 2; attempt <= 8; ++attempt) {
+    ASSERT_TRUE(webhooks::retry_delay_micros(attempt)) << attempt;
+    EXPECT_EQ(*webhooks::retry_delay_micros(attempt), expected[attempt - 2] * k_second)
+        << "attempt " << attempt;
+  }
+  EXPECT_FALSE(webhooks::retry_delay_micros(9));
+  EXPECT_FALSE(webhooks::retry_delay_micros(0));
+}
+
+TEST(WebhookRetrySchedule, RetryAfterIsAFloorCappedAtTheLongestStep) {
+  using webhooks::next_retry_delay_micros;
+  EXPECT_EQ(*next_retry_delay_micros(2, std::nullopt), 5 * k_second);
+  EXPECT_EQ(*next_retry_delay_micros(2, 60 * k_second), 60 * k_second) << "later than the schedule";
+  EXPECT_EQ(*next_retry_delay_micros(3, 60 * k_second), 300 * k_second) << "earlier: the schedule";
+  EXPECT_EQ(*next_retry_delay_micros(2, 0), 5 * k_second);
+  EXPECT_EQ(*next_retry_delay_micros(2, 30 * 86400 * k_second), 36000 * k_second)
+      << "capped at the longest step (10 h)";
+  EXPECT_FALSE(next_retry_delay_micros(9, 60 * k_second)) << "no retry after the last attempt";
+}
+
+TEST(WebhookRetryAfter, ParsesSecondsAndHttpDatesAndRefusesTheRest) {
+  using http_client::parse_retry_after;
+  const time::Micros now = *time::parse_iso("2026-10-21T07:28:00Z");
+  EXPECT_EQ(*parse_retry_after("120", now), 120 * k_second);
+  EXPECT_EQ(*parse_retry_after("  7 ", now), 7 * k_second);
+  EXPECT_EQ(*parse_retry_after("0", now), 0);
+  EXPECT_EQ(*parse_retry_after("Wed, 21 Oct 2026 07:30:00 GMT", now), 120 * k_second);
+  EXPECT_EQ(*parse_retry_after("Wednesday, 21-Oct-26 08:28:00 GMT", now), 3600 * k_second)
+      << "RFC 850";
+  EXPECT_EQ(*parse_retry_after("Wed Oct 21 07:28:30 2026", now), 30 * k_second) << "asctime";
+  EXPECT_EQ(*parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT", now), 0) << "a past date";
+  EXPECT_GE(*parse_retry_after("99999999999999999999", now), 36000 * k_second);
+  for (const char* bad : {"", "   ", "soon", "-5", "1.5", "12abc"}) {
+    EXPECT_FALSE(parse_retry_after(bad, now)) << bad;
+  }
+}
+
+TEST(WebhookLogText, KeepsUtf8ReplacesControlsAndCutsOnACharacterBoundary) {
+  using http_client::printable_text;
+  EXPECT_EQ(printable_text("caf\xC3\xA9 ok\n", 100), "caf\xC3\xA9 ok\n");
+  EXPECT_EQ(printable_text(std::string("a\0b\x1B", 4), 100), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+  EXPECT_EQ(printable_text("\xFF\xC3", 100), "\xEF\xBF\xBD\xEF\xBF\xBD") << "not UTF-8";
+  EXPECT_EQ(printable_text("ab\xC3\xA9", 3), "ab") << "never half a character";
+  EXPECT_EQ(printable_text(std::string(5000, 'x'), 1024).size(), 1024u);
+}
+
+TEST(WebhookPayload, IsTheFourFieldsWithDataAsStored) {
+  EXPECT_EQ(webhooks::payload("evt_1", "collection.paid", "2026-01-02T03:04:05.000006Z",
+                              "{\"amount\":{\"amount\":100,\"currency\":\"COP\"}}"),
+            "{\"id\":\"evt_1\",\"type\":\"collection.paid\",\"timestamp\":"
+            "\"2026-01-02T03:04:05.000006Z\",\"data\":{\"amount\":{\"amount\":100,"
+            "\"currency\":\"COP\"}}}");
+}
+
+TEST(WebhookDeliveryUrls, AreParsedByTheConnectingLibrary) {
+  auto parts = http_client::parse_url("http://127.0.0.1:8080/hooks?x=1");
+  ASSERT_TRUE(parts);
+  EXPECT_EQ(parts->host, "127.0.0.1");
+  EXPECT_EQ(parts->port, 8080);
+  EXPECT_TRUE(parts->ip_literal);
+  parts = http_client::parse_url("https://Hooks.Example.com/x");
+  ASSERT_TRUE(parts);
+  EXPECT_EQ(parts->port, 443);
+  EXPECT_FALSE(parts->ip_literal);
+  parts = http_client::parse_url("http://[::1]:9000/");
+  ASSERT_TRUE(parts);
+  EXPECT_EQ(parts->host, "::1");
+  EXPECT_TRUE(parts->ip_literal);
+  EXPECT_FALSE(http_client::parse_url("ftp://example.com/"));
+  EXPECT_FALSE(http_client::parse_url("not a url"));
+}
+
+const std::string k_tenant = "ten_webhooksdispatchAAAAA";
+const std::string k_other_tenant = "ten_webhooksdispatchBBBBB";
+
+class WebhookDispatcher : public test_stores::EngineStoreTest {
+ protected:
+  void SetUp() override {
+    EngineStoreTest::SetUp();
+    if (IsSkipped()) return;
+    write([&](store::Tx& tx) {
+      for (const std::string& tenant : {k_tenant, k_other_tenant}) {
+        tx.exec("INSERT INTO tenants (id, name, environment, inserted_at) VALUES (?, 't', "
+                "'sandbox', ?)",
+                {tenant, time::iso_now()});
+      }
+    });
+  }
+
+  void write(const std::function<void(store::Tx&)>& fn) {
+    auto result = temp->store->write<Unit>([&](store::Tx& tx) -> Result<Unit> {
+      fn(tx);
+      return Unit{};
+    });
+    ASSERT_TRUE(result.ok());
+  }
+
+  std::string add_endpoint(const std::string& tenant, const std::string& url,
+                           const std::string& event_types = "[]", bool enabled = true,
+                           std::int64_t start_position = 0) {
+    std::string id = ids::generate("whe");
+    write([&](store::Tx& tx) {
+      tx.exec("INSERT INTO webhook_endpoints (tenant_id, id, url, event_types, enabled, "
+              "secret_sealed, start_position, inserted_at, updated_at) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+              {tenant, id, url, event_types, std::int64_t{enabled ? 1 : 0},
+               webhooks::seal_secret(sealer, tenant, id, secret), start_position,
+               time::iso_now(), time::iso_now()});
+    });
+    return id;
+  }
+
+  std::string emit(const std::string& tenant, const std::string& type) {
+    std::string id;
+    write([&](store::Tx& tx) { id = events::emit(tx, tenant, type, "{}", time::now_micros()); });
+    write([&](store::Tx& tx) { events::assign_positions(tx, 100); });
+    return id;
+  }
+
+  std::int64_t fan_out() {
+    return temp->store
+        ->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+          return webhooks::fan_out(tx, time::now_micros(), 100);
+        })
+        .value();
+  }
+
+  std::int64_t count(const std::string& sql, const store::Params& params = {}) {
+    return test_stores::read_integer(*temp->store, sql, params);
+  }
+
+  // A delivery pass on its own thread, once the receiver holds its one request unanswered.
+  std::thread pass_held_by(harness::WebhookReceiver& receiver,
+                           const webhooks::DispatcherOptions& options) {
+    receiver.script({harness::Answer{.hang = true}});
+    add_endpoint(k_tenant, receiver.url());
+    emit(k_tenant, "collection.paid");
+    fan_out();
+    std::thread pass([this, &options] {
+      webhooks::deliver_pass(*temp->store, sealer, options, clock);
+    });
+    EXPECT_TRUE(receiver.wait_for(1));
+    return pass;
+  }
+
+  crypto::Sealer sealer{crypto::random_bytes(32)};
+  std::string secret = webhooks::new_secret();
+  time::SystemClock clock;
+};
+
+TEST_P(WebhookDispatcher, FanOutFollowsSubscriptionsStartPositionsAndTheCursor) {
+  const std::string all = add_endpoint(k_tenant, "http://127.0.0.1:1/a");
+  const std::string cards = add_endpoint(k_tenant, "http://127.0.0.1:1/b", "[\"card_transaction.*\"]");
+  const std::string disabled = add_endpoint(k_tenant, "http://127.0.0.1:1/c", "[]", false);
+  const std::string other = add_endpoint(k_other_tenant, "http://127.0.0.1:1/d");
+  const std::string paid = emit(k_tenant, "collection.paid");
+  const std::string authorized = emit(k_tenant, "card_transaction.authorization_approved");
+  const std::string late = add_endpoint(k_tenant, "http://127.0.0.1:1/e", "[]", true,
+                                        count("SELECT MAX(position) FROM events"));
+  const std::string credited = emit(k_tenant, "account.credited");
+
+  EXPECT_EQ(fan_out(), 3);
+  EXPECT_EQ(fan_out(), 0) << "the cursor moved past them";
+  auto deliveries_of = [&](const std::string& endpoint) {
+    return count("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? "
+                 "AND state = 'pending' AND attempts = 0 AND replay = 0",
+                 {endpoint});
+  };
+  EXPECT_EQ(deliveries_of(all), 3);
+  EXPECT_EQ(deliveries_of(cards), 1) << "event_types filter";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?",
+                  {cards, authorized}),
+            1);
+  EXPECT_EQ(deliveries_of(disabled), 0) << "a disabled endpoint gets nothing";
+  EXPECT_EQ(deliveries_of(other), 0) << "another tenant's events are not its";
+  EXPECT_EQ(deliveries_of(late), 1) << "only events positioned after it was created";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?",
+                  {late, credited}),
+            1);
+  EXPECT_EQ(count("SELECT position FROM webhook_fanout WHERE id = 1"),
+            count("SELECT MAX(position) FROM events"));
+  static_cast<void>(paid);
+}
+
+TEST_P(WebhookDispatcher, ALiveLeaseIsRespectedAndAnExpiredOneTakenOver) {
+  harness::WebhookReceiver receiver;
+  const std::string endpoint = add_endpoint(k_tenant, receiver.url());
+  emit(k_tenant, "collection.paid");
+  fan_out();
+  write([&](store::Tx& tx) {
+    tx.exec("UPDATE webhook_endpoints SET lease_owner = 'another-node', lease_until_micros = ?",
+            {time::now_micros() + 60 * k_second});
+  });
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  EXPECT_FALSE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 0u) << "another node holds the endpoint";
+
+  write([&](store::Tx& tx) {
+    tx.exec("UPDATE webhook_endpoints SET lease_until_micros = ?", {time::now_micros() - 1});
+  });
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  ASSERT_EQ(receiver.count(), 1u);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'delivered'"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_endpoints WHERE lease_owner IS NULL"), 1)
+      << "released after the pass";
+  static_cast<void>(endpoint);
+}
+
+TEST_P(WebhookDispatcher, ANodeThatLostItsLeaseMidAttemptWritesNothing) {
+  harness::WebhookReceiver receiver;
+  webhooks::DispatcherOptions options;
+  options.node_id = "slow-node";
+  std::thread pass = pass_held_by(receiver, options);
+  // Another node took the endpoint over (the slow node's lease ran out).
+  write([&](store::Tx& tx) {
+    tx.exec("UPDATE webhook_endpoints SET lease_owner = 'fast-node', lease_until_micros = ?",
+            {time::now_micros() + 60 * k_second});
+  });
+  receiver.release_hung();  // the slow node's attempt ends (connection closed, no answer)
+  pass.join();
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts"), 0);
+  EXPECT_EQ(count("SELECT attempts FROM webhook_deliveries"), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_endpoints WHERE lease_owner = 'fast-node'"), 1)
+      << "nor releases a lease that is not its own";
+}
+
+TEST_P(WebhookDispatcher, StoppingDropsTheAttemptInFlightUnrecorded) {
+  harness::WebhookReceiver receiver;
+  std::atomic<bool> stopping{false};
+  webhooks::DispatcherOptions options;
+  options.node_id = "stopping-node";
+  options.stopping = &stopping;
+  std::thread pass = pass_held_by(receiver, options);
+  const auto asked = std::chrono::steady_clock::now();
+  stopping = true;
+  pass.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2))
+      << "a stop does not wait for the 15 s timeout";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts"), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending' "
+                  "AND attempts = 0"),
+            1)
+      << "still pending: sent again after the restart";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_endpoints WHERE lease_owner IS NULL"), 1);
+  receiver.release_hung();
+}
+
+TEST_P(WebhookDispatcher, APassStartsNoRequestAfterOneTimeoutsLength) {
+  harness::WebhookReceiver receiver;
+  receiver.set_default({.delay_ms = 250});
+  add_endpoint(k_tenant, receiver.url());
+  for (int i = 0; i < 3; ++i) emit(k_tenant, "collection.paid");
+  fan_out();
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  options.timeout_ms = 400;
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 2u) << "the second answer came after 400 ms: no third request";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'delivered'"), 2);
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 3u) << "the next pass takes the rest";
+}
+
+TEST_P(WebhookDispatcher, WithoutASecretThatOpensNothingIsSentAndTheAttemptIsLogged) {
+  harness::WebhookReceiver receiver;
+  const std::string endpoint = add_endpoint(k_tenant, receiver.url());
+  write([&](store::Tx& tx) {
+    // Sealed for another endpoint: it does not open on this one (a key changed, a row copied).
+    tx.exec("UPDATE webhook_endpoints SET secret_sealed = ?",
+            {webhooks::seal_secret(sealer, k_tenant, "whe_another", secret)});
+  });
+  emit(k_tenant, "collection.paid");
+  fan_out();
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_EQ(receiver.count(), 0u);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts WHERE endpoint_id = ? "
+                  "AND error = 'signing secret unavailable' AND status_code IS NULL",
+                  {endpoint}),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending' "
+                  "AND attempts = 1 AND next_attempt_at_micros IS NOT NULL"),
+            1)
+      << "retried on the schedule";
+}
+
+TESORO_ON_BOTH_ENGINES(WebhookDispatcher);
+
+}  // namespace
