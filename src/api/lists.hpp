@@ -5,6 +5,7 @@
 
 #include "api/context.hpp"
 #include "api/validation/readers.hpp"
+#include "core/json_writer.hpp"
 #include "core/page.hpp"
 
 namespace tesoro::api {
@@ -26,6 +27,19 @@ http::Response paginated_list(Context& context, std::string_view plural, Fetch f
     return json_response(200, json::object{{plural, std::move(items)},
                                            {"pagination", pagination_json(page, found->total_items)}});
   });
+}
+
+// The answer of a list whose items write their own JSON text (the domain's *_text functions):
+// {<plural>: [to_text(item)...], pagination: {...}}.
+template <class T, class ToText>
+http::Response paginated_text(std::string_view plural, const Page& page, const PageOf<T>& found,
+                              ToText to_text, std::size_t bytes_per_item = 512) {
+  json_text::Writer out(256 + bytes_per_item * found.items.size());
+  out.begin_object().key(plural).begin_array();
+  for (const T& item : found.items) out.raw(to_text(item));
+  out.end_array().key("pagination");
+  out.raw(json::serialize(pagination_json(page, found.total_items))).end_object();
+  return json_text_response(200, out.take());
 }
 
 // GET .../find_successful_by?external_id=...: the one query parameter (422 missing_field

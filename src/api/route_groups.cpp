@@ -22,6 +22,7 @@ void add_collection_attempt_routes(Routes& routes);
 void add_target_routes(Routes& routes);
 void add_outgoing_transfer_routes(Routes& routes);
 void add_payout_routes(Routes& routes);
+void add_event_routes(Routes& routes);
 void add_webhook_endpoint_routes(Routes& routes);
 void add_webhook_delivery_routes(Routes& routes);
 
@@ -46,6 +47,7 @@ std::span<const AddRoutes> route_groups() {
       add_target_routes,
       add_outgoing_transfer_routes,
       add_payout_routes,
+      add_event_routes,
       add_webhook_endpoint_routes,
       add_webhook_delivery_routes,
   };

@@ -1,7 +1,8 @@
 #pragma once
 // What the QR code and collection attempt tests share: a participant token, collections made
 // through POST /api/v1/collections, QR codes, sandbox attempts, the tenant account's balance,
-// and a look at the events a server wrote (there is no events endpoint yet; read the database).
+// and a look at the events a server wrote, read from its database (whatever the tenant, and
+// before the sequencer positions them; the events API is tests/api/events_test.cpp's).
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -267,23 +267,14 @@ http::Response create_operation(Context& context) {
   });
 }
 
-std::optional<time::Micros> read_time(QueryReader& query, std::string_view key,
-                                      Problems& problems) {
-  auto text = query.string(key);
-  if (!text) return std::nullopt;
-  auto at = time::parse_iso(*text);
-  if (!at) problems.invalid(std::string(key), "must be an ISO 8601 date-time with a zone");
-  return at;
-}
-
 http::Response list_operations(Context& context) {
   Problems problems;
   std::string card_id = card_id_of(context, "card_id", problems);
   QueryReader query(context.query, problems);
   Page page = read_page(query);
   cards::BalanceOperationFilter filter;
-  filter.performed_from = read_time(query, "performed_at[gte]", problems);
-  filter.performed_to = read_time(query, "performed_at[lte]", problems);
+  filter.performed_from = query.timestamp("performed_at[gte]");
+  filter.performed_to = query.timestamp("performed_at[lte]");
   query.reject_unknown();
   if (!problems.empty()) return context.error(problems.to_error());
   return context.read([&](store::Tx& tx) -> Result<http::Response> {

@@ -2,6 +2,7 @@
 // /api/v1/collections/attempts, GET /api/v1/collections/{collection_id}/attempts and GET
 // /api/v1/collections/{collection_id}/attempts/{id}.
 #include "api/context.hpp"
+#include "api/lists.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 #include "core/json_writer.hpp"
@@ -100,12 +101,7 @@ http::Response list_of(Context& context, std::optional<std::string> collection_i
     auto found = collections::list_attempts(tx, context.tenant_id(), filter, page.offset(),
                                             page.size);
     if (!found) return std::move(found).error();
-    json_text::Writer out;
-    out.begin_object().key("attempts").begin_array();
-    for (const auto& attempt : found->items) out.raw(collections::attempt_text(attempt));
-    out.end_array().key("pagination");
-    out.raw(json::serialize(pagination_json(page, found->total_items))).end_object();
-    return json_text_response(200, out.take());
+    return paginated_text("attempts", page, found.value(), collections::attempt_text);
   });
 }
 

@@ -5,7 +5,6 @@
 #include "api/lists.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
-#include "core/json_writer.hpp"
 #include "domain/network/targets.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 
@@ -138,12 +137,8 @@ http::Response list(Context& context) {
     auto found =
         transfers::list_transfers(tx, context.tenant_id(), filter, page.offset(), page.size);
     if (!found) return std::move(found).error();
-    json_text::Writer out(1024 + 1536 * found->items.size());
-    out.begin_object().key("outgoing_transfers").begin_array();
-    for (const auto& transfer : found->items) out.raw(transfers::transfer_text(transfer));
-    out.end_array().key("pagination");
-    out.raw(json::serialize(pagination_json(page, found->total_items))).end_object();
-    return json_text_response(200, out.take());
+    return paginated_text("outgoing_transfers", page, found.value(), transfers::transfer_text,
+                          1536);
   });
 }
 

@@ -337,6 +337,21 @@ std::optional<std::string> QueryReader::one_of(std::string_view key,
   return std::nullopt;
 }
 
+std::optional<time::Micros> QueryReader::timestamp(std::string_view key) {
+  auto text = string(key);
+  if (!text) return std::nullopt;
+  auto at = time::parse_iso(*text);
+  if (!at) problems_.invalid(std::string(key), "must be an ISO 8601 date-time with a zone");
+  return at;
+}
+
+bool QueryReader::present(std::string_view key) const {
+  for (const auto& param : params_) {
+    if (param.first == key) return true;
+  }
+  return false;
+}
+
 void QueryReader::reject_unknown() {
   std::set<std::string, std::less<>> reported;
   for (const auto& [name, value] : params_) {

@@ -10,6 +10,7 @@
 
 #include "api/json.hpp"
 #include "core/limits.hpp"
+#include "core/time.hpp"
 
 namespace tesoro::api {
 
@@ -123,6 +124,10 @@ class QueryReader {
   std::optional<std::string> string(std::string_view key);
   std::optional<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max);
   std::optional<std::string> one_of(std::string_view key, const std::vector<std::string>& allowed);
+  // An ISO 8601 date-time with a zone (time::parse_iso), such as `performed_at[gte]`.
+  std::optional<time::Micros> timestamp(std::string_view key);
+  // Whether the query has `key` at all (does not mark it known).
+  bool present(std::string_view key) const;
   void reject_unknown();
 
  private:
