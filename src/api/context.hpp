@@ -90,7 +90,8 @@ class Context {
   std::string request_id;
   std::optional<auth::Principal> principal;
   std::optional<IdempotencyClaim> idempotency;
-  // Set by a handler whose answer carries a secret shown once (a webhook endpoint's secret):
+  // Set by a handler whose answer carries a secret shown once (a webhook endpoint's secret, an
+  // activation link's url):
   // write() then keeps the idempotency record's body sealed with services.secrets, so that the
   // secret is never stored in clear, and answer_stored() opens it for the replay.
   bool response_has_secret = false;

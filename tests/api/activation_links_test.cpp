@@ -154,6 +154,26 @@ TEST(ActivationLinks, CreateAnswersTheUrlOnceThenGetAndListShowTheLink) {
   EXPECT_EQ(none.json().at("activation_links").as_array().size(), 0u);
 }
 
+TEST(ActivationLinks, TheTokenIsNotStoredInClear) {
+  Server server;  // its own database, searched whole
+  std::string card_id = text(new_card(server, k_physical_with_holder), "id");
+  std::string key = "x-idempotency-key: " + harness::new_uuid();
+  auto post = [&] {
+    return server.post("/v1/cards/activation_links", R"({"card_id":")" + card_id + R"("})",
+                       {server.bearer_core(), key});
+  };
+  Reply created = post();
+  ASSERT_EQ(created.status, 201) << created.body;
+  std::string url = text(created.json(), "url");
+  std::string token = url.substr(url.rfind('/') + 1);
+  ASSERT_GE(token.size(), 40u) << url;
+  // The replay still answers the url: the stored response is sealed, not dropped.
+  EXPECT_EQ(post().body, created.body);
+  std::string everything = harness::stored_bytes(server);
+  ASSERT_NE(everything.find(text(created.json(), "id")), std::string::npos) << "the link's row";
+  EXPECT_EQ(everything.find(token), std::string::npos) << "the activation token in clear";
+}
+
 TEST(ActivationLinks, CreateAndReadErrorsHaveTheirPaths) {
   Server& server = Server::shared();
   auto create = [&](const std::string& body) {

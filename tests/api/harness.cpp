@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -486,6 +487,23 @@ std::string mutate_body(const std::string& body, std::mt19937& random) {
     case 5: out.insert(random() % out.size(), "\xc3\x28\xff"); break;       // invalid UTF-8
   }
   return out;
+}
+
+std::string stored_bytes(const Server& server) {
+  std::vector<std::string> flags = server.store_flags();
+  if (flags.at(0) == "--database-url") {
+    int code = 0;
+    std::string dump = run_capture("pg_dump --data-only " + shell_quote(flags.at(1)), &code);
+    EXPECT_EQ(code, 0);
+    return dump;
+  }
+  std::string everything;
+  for (const auto& entry : std::filesystem::directory_iterator(flags.at(1))) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream file(entry.path(), std::ios::binary);
+    everything.append(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  }
+  return everything;
 }
 
 }  // namespace harness

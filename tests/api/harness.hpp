@@ -131,6 +131,10 @@ std::vector<std::string> empty_store_flags(const std::string& data_dir);
 
 // A valid body broken one way, for the no-5xx tests: cut short, a byte replaced, NUL bytes or
 // invalid UTF-8 inserted, a value swapped for another type, or nested deeper.
+// Everything the server's database holds, as bytes (the SQLite folder's files, or a PostgreSQL
+// data dump): for checking that a secret is not stored in clear anywhere.
+std::string stored_bytes(const Server& server);
+
 std::string mutate_body(const std::string& body, std::mt19937& random);
 
 }  // namespace harness

@@ -7,8 +7,6 @@
 // hosts are created disabled: no test may reach past this machine, whatever delivers events.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <regex>
 #include <set>
@@ -519,28 +517,6 @@ TEST(WebhookEndpointsAllowList, OnlyListedHostsAndNamedPrivateAddresses) {
       "url", "PATCH to an unlisted host");
 }
 
-namespace {
-
-// Everything the database holds, as bytes: the SQLite folder's files, or a PostgreSQL data dump.
-std::string stored_bytes(const Server& server) {
-  std::vector<std::string> flags = server.store_flags();
-  if (flags.at(0) == "--database-url") {
-    int code = 0;
-    std::string dump =
-        harness::run_capture("pg_dump --data-only " + harness::shell_quote(flags.at(1)), &code);
-    EXPECT_EQ(code, 0);
-    return dump;
-  }
-  std::string everything;
-  for (const auto& entry : std::filesystem::directory_iterator(flags.at(1))) {
-    if (!entry.is_regular_file()) continue;
-    std::ifstream file(entry.path(), std::ios::binary);
-    everything.append(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-  }
-  return everything;
-}
-
-}  // namespace
 
 TEST(WebhookEndpointsStorage, TheSecretIsNotStoredInClear) {
   Server server;
@@ -556,7 +532,7 @@ TEST(WebhookEndpointsStorage, TheSecretIsNotStoredInClear) {
   // The replay still answers the secret: the stored response is sealed, not dropped.
   EXPECT_EQ(call(server, tenant.core, "POST", "", json::serialize(local_endpoint()), {key}).body,
             created.body);
-  std::string everything = stored_bytes(server);
+  std::string everything = harness::stored_bytes(server);
   ASSERT_NE(everything.find(id_of(created)), std::string::npos) << "the endpoint's row is there";
   for (const std::string& secret : secrets) {
     EXPECT_EQ(everything.find(secret.substr(6)), std::string::npos) << "a secret in clear";

@@ -41,6 +41,9 @@ http::Response create(Context& context) {
   auto card_id = decode_new_link(context.request.body);
   if (!card_id) return context.error(card_id.error());
   const std::string& base = context.services.settings.public_url;
+  // The answer's url carries the activation token (its row keeps only a hash): the idempotency
+  // record of this answer is kept sealed.
+  context.response_has_secret = true;
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto created =
         cards::create_activation_link(tx, context.tenant_id(), card_id.value(), context.now());
