@@ -74,17 +74,6 @@ struct TenantSubscribers {
   std::vector<Subscriber> endpoints;
 };
 
-std::vector<std::string> parse_event_types(const std::string& text) {
-  std::vector<std::string> types;
-  boost::system::error_code failure;
-  boost::json::value parsed = boost::json::parse(text, failure);
-  if (failure || !parsed.is_array()) return types;
-  for (const boost::json::value& type : parsed.get_array()) {
-    if (type.is_string()) types.emplace_back(type.get_string());
-  }
-  return types;
-}
-
 // The enabled endpoints of every tenant with an event in (after, last].
 std::map<std::string, TenantSubscribers> subscribers_of(store::Tx& tx, std::int64_t after,
                                                         std::int64_t last,
@@ -99,7 +88,7 @@ std::map<std::string, TenantSubscribers> subscribers_of(store::Tx& tx, std::int6
            {after, last})) {
     TenantSubscribers& tenant = by_tenant[row.text(0)];
     tenant.now = real_now + row.integer(4);
-    tenant.endpoints.push_back({row.text(1), parse_event_types(row.text(2)), row.integer(3)});
+    tenant.endpoints.push_back({row.text(1), decode_event_types(row.text(2)), row.integer(3)});
   }
   return by_tenant;
 }

@@ -22,21 +22,12 @@ std::string encode_types(const std::vector<std::string>& event_types) {
   return json::serialize(json::array(event_types.begin(), event_types.end()));
 }
 
-std::vector<std::string> decode_types(const std::string& text) {
-  std::vector<std::string> types;
-  const json::value parsed = json::parse(text);
-  for (const json::value& type : parsed.as_array()) {
-    types.emplace_back(type.as_string());
-  }
-  return types;
-}
-
 Endpoint from_row(const store::Row& row) {
   Endpoint endpoint;
   endpoint.id = row.text(0);
   endpoint.url = row.text(1);
   endpoint.description = row.optional_text(2);
-  endpoint.event_types = decode_types(row.text(3));
+  endpoint.event_types = decode_event_types(row.text(3));
   endpoint.enabled = row.integer(4) == 1;
   endpoint.disabled_reason = row.optional_text(5);
   endpoint.start_position = row.integer(6);
@@ -85,6 +76,15 @@ void save(store::Tx& tx, const std::string& tenant_id, const Endpoint& endpoint)
 }
 
 }  // namespace
+
+std::vector<std::string> decode_event_types(const std::string& text) {
+  std::vector<std::string> types;
+  const boost::json::value parsed = boost::json::parse(text);
+  for (const boost::json::value& type : parsed.as_array()) {
+    types.emplace_back(type.as_string());
+  }
+  return types;
+}
 
 const std::vector<std::string>& event_types() {
   // Every type an events::emit or events::emit_many of src/domain writes, grouped by resource.

@@ -123,6 +123,9 @@ std::vector<std::string> signing_secrets(store::Tx& tx, const crypto::Sealer& se
                                          const std::string& tenant_id, const std::string& id,
                                          time::Micros real_now);
 
+// The event_types column (a JSON array of strings, written only by this module) as a list.
+std::vector<std::string> decode_event_types(const std::string& text);
+
 // Whether an endpoint subscribed to `event_types` receives events of `type` (empty list: all;
 // `collection.*` matches every collection event).
 bool subscribed(const std::vector<std::string>& event_types, std::string_view type);
