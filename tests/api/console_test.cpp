@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
 
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -108,6 +109,14 @@ std::int64_t holders_total(const Server& server) {
       .at("pagination")
       .at("total_items")
       .as_int64();
+}
+
+// Seconds since the epoch of an ISO timestamp (UTC).
+std::int64_t epoch_seconds(const json::value& iso) {
+  std::string text(iso.as_string());
+  std::tm parts{};
+  EXPECT_NE(strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &parts), nullptr) << text;
+  return static_cast<std::int64_t>(timegm(&parts));
 }
 
 std::string source_file(const std::string& relative) {
@@ -505,6 +514,28 @@ TEST(ConsoleProxy, PublicRoutesAnswerAsTheyDoWithAnIdempotencyKeyHonoured) {
   EXPECT_EQ(replay.status, 201);
   EXPECT_EQ(replay.body, first.body);
   EXPECT_EQ(replay.header("idempotent-replayed"), "true");
+}
+
+// The session's principal carries its tenant's sandbox clock, as an API key's does.
+TEST(ConsoleProxy, RequestsFollowTheTenantsSandboxClock) {
+  Server& server = Server::shared();
+  json::object made = other_tenant(server);  // a clock of its own
+  Browser browser = signed_in(server, made);
+  const std::int64_t day = 86400;
+  Reply advanced = as(server, browser, "POST", "/console/api/v1/sandbox/clock/advance",
+                      "{\"seconds\":" + std::to_string(3 * day) + "}");
+  ASSERT_EQ(advanced.status, 200) << advanced.body;
+  std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  EXPECT_NEAR(epoch_seconds(advanced.json().at("now")), now + 3 * day, 5);
+  Reply by_key =
+      server.get("/v1/sandbox/clock", {"Authorization: Bearer " + harness::text(made, "api_key")});
+  EXPECT_NEAR(epoch_seconds(by_key.json().at("now")), now + 3 * day, 5);
+  Reply holder = as(server, browser, "POST", "/console/api/v1/ledger/account_holders",
+                    harness::account_holder_body("clock-" + harness::new_uuid()));
+  ASSERT_EQ(holder.status, 201) << holder.body;
+  EXPECT_NEAR(epoch_seconds(holder.json().at("inserted_at")), now + 3 * day, 5);
+  // The session itself keeps real time: it still lasts 12 hours from sign-in.
+  EXPECT_NEAR(epoch_seconds(browser.session.at("expires_at")), now + 12 * 3600, 5);
 }
 
 TEST(ConsoleProxy, RateLimitedPerSession) {
