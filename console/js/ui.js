@@ -48,6 +48,7 @@ export function action_form({ label, fields, button, submit, done, classes = '' 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     clear(errors);
+    for (const marked of form.querySelectorAll('[aria-invalid]')) marked.removeAttribute('aria-invalid');
     submit_button.disabled = true;
     form.setAttribute('aria-busy', 'true');
     try {
