@@ -1,8 +1,8 @@
 // What the pages share: forms that call the API and show its errors, amount fields in pesos,
 // and paginated lists driven by the API's page_number/page_size.
-import { h, field, input, table, clear } from './dom.js';
-import { ApiError, get } from './api.js';
-import { error_box, pager } from './components.js';
+import { h, field, input, table, clear, badge } from './dom.js';
+import { ApiError, get, del } from './api.js';
+import { error_box, pager, time } from './components.js';
 import { parsePesos, minorToJson } from './format.js';
 import { href } from './router.js';
 
@@ -105,4 +105,16 @@ export async function load_into(container, build) {
   } catch (error) {
     clear(container).append(error_box(error));
   }
+}
+
+// The two last columns of a credential list (API keys, OAuth clients): its state, and a
+// Revoke button that DELETEs `path_of(item)` after a confirmation, then calls `after(item)`.
+export function revocation_columns({ path_of, name_of, confirm_of, after }) {
+  return [
+    ['State', (item) => (item.revoked_at ? h('span', {}, badge('revoked', 'bad'), ' ', time(item.revoked_at)) : badge('active', 'good'))],
+    ['', (item) => (item.revoked_at ? '' : action_button('Revoke', async () => {
+      await del(path_of(item));
+      await after(item);
+    }, { confirm_text: confirm_of(item), label: `Revoke ${name_of(item)}`, classes: 'danger' }))],
+  ];
 }

@@ -1,8 +1,8 @@
 // Settings, OAuth clients of the participant API: create (the secret shown once), list, revoke.
-import { h, table, code, section, badge, clear } from '../dom.js';
-import { get, post, del } from '../api.js';
+import { h, table, code, section, clear } from '../dom.js';
+import { get, post } from '../api.js';
 import { secret, time } from '../components.js';
-import { action_form, action_button, local_error, load_into } from '../ui.js';
+import { action_form, local_error, load_into, revocation_columns } from '../ui.js';
 
 export const title = 'OAuth clients';
 
@@ -42,13 +42,15 @@ async function client_list(context, list) {
     ['Client id', (client) => code(client.client_id)],
     ['Scopes', (client) => (client.scopes ?? []).join(', ')],
     ['Created', (client) => time(client.inserted_at)],
-    ['State', (client) => (client.revoked_at ? h('span', {}, badge('revoked', 'bad'), ' ', time(client.revoked_at)) : badge('active', 'good'))],
-    ['', (client) => (client.revoked_at ? '' : action_button('Revoke', async () => {
-      await del(`/clients/${encodeURIComponent(client.client_id)}`);
-      context.announce(`OAuth client ${client.client_id} revoked.`);
-      await load_into(list, () => client_list(context, list));
-    }, { confirm_text: `Revoke the client ${client.client_id}? Its tokens stop working.`,
-      label: `Revoke ${client.client_id}`, classes: 'danger' }))],
+    ...revocation_columns({
+      path_of: (client) => `/clients/${encodeURIComponent(client.client_id)}`,
+      name_of: (client) => client.client_id,
+      confirm_of: (client) => `Revoke the client ${client.client_id}? Its tokens stop working.`,
+      after: async (client) => {
+        context.announce(`OAuth client ${client.client_id} revoked.`);
+        await load_into(list, () => client_list(context, list));
+      },
+    }),
   ], answer.data ?? [], 'No OAuth clients yet.');
 }
 

@@ -1,9 +1,9 @@
 // Settings, API keys: create one (environment and scopes chosen here, the secret shown once),
 // list them by prefix, revoke.
-import { h, field, select, table, code, section, badge, clear } from '../dom.js';
-import { get, post, del } from '../api.js';
+import { h, field, select, table, code, section, clear } from '../dom.js';
+import { get, post } from '../api.js';
 import { secret, time } from '../components.js';
-import { action_form, action_button, local_error, load_into } from '../ui.js';
+import { action_form, local_error, load_into, revocation_columns } from '../ui.js';
 
 export const title = 'API keys';
 
@@ -53,13 +53,15 @@ async function key_list(context, list) {
     ['Environment', (key) => key.environment],
     ['Scopes', (key) => (key.scopes ?? []).join(', ')],
     ['Created', (key) => time(key.inserted_at)],
-    ['State', (key) => (key.revoked_at ? h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at)) : badge('active', 'good'))],
-    ['', (key) => (key.revoked_at ? '' : action_button('Revoke', async () => {
-      await del(`/keys/${encodeURIComponent(key.id)}`);
-      context.announce(`API key ${key.key_prefix} revoked.`);
-      await load_into(list, () => key_list(context, list));
-    }, { confirm_text: `Revoke the key ${key.key_prefix}? Requests with it will answer 401.`,
-      label: `Revoke ${key.key_prefix}`, classes: 'danger' }))],
+    ...revocation_columns({
+      path_of: (key) => `/keys/${encodeURIComponent(key.id)}`,
+      name_of: (key) => key.key_prefix,
+      confirm_of: (key) => `Revoke the key ${key.key_prefix}? Requests with it will answer 401.`,
+      after: async (key) => {
+        context.announce(`API key ${key.key_prefix} revoked.`);
+        await load_into(list, () => key_list(context, list));
+      },
+    }),
   ], keys, 'No API keys yet.');
 }
 
