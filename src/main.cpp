@@ -63,14 +63,24 @@ int main(int argc, char** argv) {
   bool as_json = false;
   std::string name = "sandbox";
   std::string environment = "sandbox";
-  std::string tenant_id, scopes, key_id, client_id;
+  std::string tenant_id, scopes, key_id, client_id, email;
+  OwnerFlags owner;
   int exit_code = 0;
+  // The console owner that init and tenant create make.
+  auto add_owner_flags = [&owner](CLI::App* command) {
+    command->add_option("--owner-email", owner.email, "email of the tenant's console owner")
+        ->default_str("owner+<tenant id in lower case>@tesoro.local");
+    command->add_option("--public-url", owner.public_url,
+                        "where browsers reach the server: the base of the printed console_url")
+        ->envname("TESORO_PUBLIC_URL");
+  };
 
   auto* init = cli.add_subcommand("init", "create the database and a sandbox tenant");
   add_store_flags(init, flags);
   init->add_option("--name", name, "tenant name");
+  add_owner_flags(init);
   init->add_flag("--json", as_json, "print one JSON object");
-  init->callback([&] { exit_code = command_init(flags, name, as_json); });
+  init->callback([&] { exit_code = command_init(flags, name, owner, as_json); });
 
   auto* tenant = cli.add_subcommand("tenant", "manage tenants");
   tenant->require_subcommand(1);
@@ -79,9 +89,10 @@ int main(int argc, char** argv) {
   tenant_create->add_option("--name", name, "tenant name")->required();
   tenant_create->add_option("--environment", environment, "sandbox or production")
       ->check(CLI::IsMember({"sandbox", "production"}));
+  add_owner_flags(tenant_create);
   tenant_create->add_flag("--json", as_json, "print one JSON object");
   tenant_create->callback(
-      [&] { exit_code = command_tenant_create(flags, name, environment, as_json); });
+      [&] { exit_code = command_tenant_create(flags, name, environment, owner, as_json); });
   auto* tenant_list = tenant->add_subcommand(
       "list", "list the tenants (exit 1 when the database is not initialised)");
   add_store_flags(tenant_list, flags);
@@ -125,6 +136,23 @@ int main(int argc, char** argv) {
   add_store_flags(clients_revoke, flags);
   clients_revoke->add_option("--id", client_id, "client id (cli_...)")->required();
   clients_revoke->callback([&] { exit_code = command_clients_revoke(flags, client_id); });
+
+  auto* users = cli.add_subcommand("users", "manage the users of a tenant's console");
+  users->require_subcommand(1);
+  auto* users_create = users->add_subcommand(
+      "create", "add a console user; prints a one-time password, shown only this once");
+  add_store_flags(users_create, flags);
+  users_create->add_option("--tenant", tenant_id, "tenant id")->required();
+  users_create->add_option("--email", email, "the user's email (unique on the server)")
+      ->required();
+  users_create->add_flag("--json", as_json, "print one JSON object");
+  users_create->callback(
+      [&] { exit_code = command_users_create(flags, tenant_id, email, as_json); });
+  auto* users_list = users->add_subcommand("list", "list a tenant's console users");
+  add_store_flags(users_list, flags);
+  users_list->add_option("--tenant", tenant_id, "tenant id")->required();
+  users_list->add_flag("--json", as_json, "print JSON");
+  users_list->callback([&] { exit_code = command_users_list(flags, tenant_id, as_json); });
 
   auto* verify = cli.add_subcommand("verify", "check every ledger invariant");
   add_store_flags(verify, flags);

@@ -14,6 +14,7 @@
 #include "core/limits.hpp"
 #include "domain/webhooks/endpoints.hpp"
 #include "domain/auth/credentials.hpp"
+#include "domain/console/sessions.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
@@ -90,6 +91,13 @@ class Context {
   std::string request_id;
   std::optional<auth::Principal> principal;
   std::optional<IdempotencyClaim> idempotency;
+  // The console (docs/console.md): `via_console` marks a request of /console/api/v1/... or
+  // /console/api/api/v1/... routed to the public API's route of the same path; a request
+  // authenticated by a console session carries that session and its CSRF token (never the
+  // session's token).
+  bool via_console = false;
+  std::optional<console::Session> console_session;
+  std::string console_csrf_token;
   // Set by a handler whose answer carries a secret shown once (a webhook endpoint's secret, an
   // activation link's url):
   // write() then keeps the idempotency record's body sealed with services.secrets, so that the
@@ -115,7 +123,10 @@ class Context {
   http::Response read(const std::function<Result<http::Response>(store::Tx&)>& fn);
 };
 
-enum class AuthKind { none, core, participant };
+// none: no credential; core: an API key (/v1); participant: an OAuth access token (/api/v1);
+// console: a console session's cookie (the console's own routes under /console/api/), with the
+// CSRF token on every state change.
+enum class AuthKind { none, core, participant, console };
 using Handler = http::Response (*)(Context&);
 
 struct RouteSpec {

@@ -25,6 +25,8 @@ void add_payout_routes(Routes& routes);
 void add_event_routes(Routes& routes);
 void add_webhook_endpoint_routes(Routes& routes);
 void add_webhook_delivery_routes(Routes& routes);
+void add_console_session_routes(Routes& routes);
+void add_console_credential_routes(Routes& routes);
 
 std::span<const AddRoutes> route_groups() {
   static constexpr AddRoutes k_groups[] = {
@@ -50,6 +52,8 @@ std::span<const AddRoutes> route_groups() {
       add_event_routes,
       add_webhook_endpoint_routes,
       add_webhook_delivery_routes,
+      add_console_session_routes,
+      add_console_credential_routes,
   };
   return k_groups;
 }

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "api/console.hpp"
 #include "api/route_groups.hpp"
 #include "core/ids.hpp"
 #include "core/log.hpp"
@@ -13,6 +14,7 @@
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
+#include "domain/console/sessions.hpp"
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -144,13 +146,23 @@ http::Response App::handle(http::Request& request) {
   std::string query = question == std::string::npos ? "" : request.target.substr(question + 1);
   // HEAD is GET without a body (the server drops the body); routes name GET only.
   const std::string& route_method = request.method == "HEAD" ? k_get : request.method;
-  http::RouteMatch match = router_.match(route_method, path);
+  // The console (docs/console.md): its pages and assets, its own API, and /console/api/v1/...
+  // and /console/api/api/v1/..., which are the public routes of the same path after the prefix.
+  const bool console_request = api::is_console_path(path);
+  const bool console_page = console_request && !api::is_console_api_path(path);
+  const std::optional<std::string> proxied = api::console_proxied_path(path);
+  http::RouteMatch match =
+      console_page ? http::RouteMatch{} : router_.match(route_method, proxied ? *proxied : path);
   api::Context context(request, path, query, match.params, services_, request_id);
+  context.via_console = proxied.has_value();
   std::string route_label = "unmatched";
   http::Response response;
   try {
-    if (match.outcome == http::RouteMatch::Outcome::found) {
-      route_label = routes_[match.route_index].pattern;
+    if (console_page) {
+      route_label = "/console";  // files are served from memory: no credential, no limit
+      response = api::console_page(context);
+    } else if (match.outcome == http::RouteMatch::Outcome::found) {
+      route_label = (proxied ? "/console/api" : "") + routes_[match.route_index].pattern;
       response = dispatch(context, routes_[match.route_index]);
     } else {
       std::optional<RateLimiter::Decision> decision;
@@ -177,6 +189,7 @@ http::Response App::handle(http::Request& request) {
     response = context.error(errors::internal());
   }
   response.set_header("X-Request-Id", request_id);
+  if (console_request) api::add_console_headers(response, !console_page);
 
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -195,7 +208,41 @@ http::Response App::handle(http::Request& request) {
   return response;
 }
 
+std::optional<Error> App::authenticate_console(api::Context& context,
+                                              const api::RouteSpec& route) {
+  // Through the console only the routes that take a credential: not the token endpoint.
+  if (context.via_console && route.auth == api::AuthKind::none) return errors::route_not_found();
+  const http::Request& request = context.request;
+  const bool mutating = is_mutating(request.method);
+  if (mutating) {
+    if (auto refused = api::console_origin_refusal(request, services_.settings.public_url)) {
+      return refused;
+    }
+  }
+  if (route.auth == api::AuthKind::none) return std::nullopt;  // sign-in: no session yet
+  // No cookie: the lookup refuses the empty token without reading the database.
+  const std::string token = api::console_cookie_token(request).value_or("");
+  const std::string& environment = config_.environment;
+  auto session = store_->read_single<console::Session>([&](store::Tx& tx) {
+    return console::find_session(tx, token, environment, clock_.now());
+  });
+  if (!session) return session.error();
+  context.console_csrf_token = console::csrf_token(token);
+  if (mutating) {
+    if (auto refused = api::console_csrf_refusal(request, context.console_csrf_token)) {
+      return refused;
+    }
+  }
+  // Every scope of the route's surface: nothing more to check.
+  context.principal = console::principal(session.value(), route.auth == api::AuthKind::participant
+                                                              ? auth::Surface::participant
+                                                              : auth::Surface::core);
+  context.console_session = std::move(session).value();
+  return std::nullopt;
+}
+
 std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
+  if (api::is_console_api_path(context.path)) return authenticate_console(context, route);
   if (route.auth == api::AuthKind::none) return std::nullopt;
   auth::Surface surface =
       route.auth == api::AuthKind::participant ? auth::Surface::participant : auth::Surface::core;
@@ -280,13 +327,15 @@ http::Response App::render_transport_error(const Error& error, const http::Reque
 }
 
 void App::start_background() {
-  // Expired idempotency records and tokens, a bounded chunk per unit.
+  // Expired idempotency records, tokens, console sessions and sign-in failures, a bounded chunk
+  // per unit.
   runner_.add(workers::PeriodicWorker{
       "sweeper", std::chrono::milliseconds(limits::k_idempotency_sweep_interval_ms), {},
       [](store::Store& store, time::Micros real_now) {
         auto swept = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
           return idempotency::sweep_expired(tx, real_now, limits::k_sweep_chunk_rows) +
-                 auth::sweep_expired_tokens(tx, real_now, limits::k_sweep_chunk_rows);
+                 auth::sweep_expired_tokens(tx, real_now, limits::k_sweep_chunk_rows) +
+                 console::sweep(tx, real_now, limits::k_sweep_chunk_rows);
         });
         if (swept.value() > 0) {
           log::write(log::Level::info, "sweeper.removed", {{"rows", swept.value()}});

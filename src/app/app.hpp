@@ -42,6 +42,9 @@ class App {
  private:
   http::Response dispatch(api::Context& context, const api::RouteSpec& route);
   std::optional<Error> authenticate(api::Context& context, const api::RouteSpec& route);
+  // Requests under /console/api: the session's cookie, the Origin and, on state changes, the
+  // CSRF token; the principal is the session's tenant with every scope of the route's surface.
+  std::optional<Error> authenticate_console(api::Context& context, const api::RouteSpec& route);
   http::Response run_idempotent(api::Context& context, const api::RouteSpec& route,
                                 const std::string& key);
   // The webhook fan-out and delivery workers (domain/webhooks/dispatcher.hpp).

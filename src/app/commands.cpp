@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "api/json.hpp"
+#include "api/credential_json.hpp"
 #include "app/app.hpp"
 #include "app/card_key.hpp"
 #include "core/clock.hpp"
@@ -17,6 +17,7 @@
 #include "domain/cards/configuration_groups.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
+#include "domain/console/users.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -99,26 +100,23 @@ int fail(const Error& error) {
   return fail(error.errors.empty() ? error.message : error.errors.front().message);
 }
 
-std::vector<std::string> all_core_admin_scopes() {
-  std::vector<std::string> scopes;
-  for (const std::string& group : auth::core_groups()) scopes.push_back(group + ":admin");
-  return scopes;
+// The console url of --public-url: its origin and path, then /console/.
+std::string console_url(std::string public_url) {
+  while (public_url.ends_with('/')) public_url.pop_back();
+  return public_url + "/console/";
 }
 
-json::array scopes_json(const std::vector<std::string>& scopes) {
-  json::array out;
-  for (const std::string& scope : scopes) out.emplace_back(scope);
-  return out;
-}
-
-// A tenant with everything needed to call both surfaces at once.
-// Everything it creates carries the one `now`.
+// A tenant with everything needed to call both surfaces at once, and its console owner (whose
+// password hash `owner_password` was made before the unit). Everything it creates carries the
+// one `now`.
 Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::string& name,
                                                     const std::string& environment,
+                                                    const OwnerFlags& owner_flags,
+                                                    const console::NewPassword& owner_password,
                                                     time::Micros now) {
   auto tenant_id = auth::create_tenant(tx, name, environment, now);
   if (!tenant_id) return std::move(tenant_id).error();
-  auto key = auth::create_api_key(tx, *tenant_id, all_core_admin_scopes(), now);
+  auto key = auth::create_api_key(tx, *tenant_id, auth::all_core_admin_scopes(), now);
   if (!key) return std::move(key).error();
   auto client = auth::create_client(tx, *tenant_id, auth::participant_scopes(), now);
   if (!client) return std::move(client).error();
@@ -135,6 +133,10 @@ Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::st
     if (!tenant_account) return std::move(tenant_account).error();
     tenant_account_ids.emplace_back(tenant_account->id);
   }
+  std::string owner_email = owner_flags.email.empty() ? console::default_owner_email(*tenant_id)
+                                                      : owner_flags.email;
+  auto owner = console::create_user(tx, *tenant_id, owner_email, owner_password.hash, now);
+  if (!owner) return std::move(owner).error();
   json::object out;
   out["tenant_id"] = *tenant_id;
   out["environment"] = environment;
@@ -144,6 +146,9 @@ Result<json::object> create_tenant_with_credentials(store::Tx& tx, const std::st
   out["client_secret"] = client->client_secret;
   out["account_id"] = account->id;
   out["tenant_account_ids"] = std::move(tenant_account_ids);
+  out["console_url"] = console_url(owner_flags.public_url);
+  out["owner_email"] = owner->email;
+  out["owner_password"] = owner_password.plain;
   return out;
 }
 
@@ -161,14 +166,26 @@ void print_object(const json::object& object, bool as_json) {
 }
 
 int create_and_print(const StoreFlags& flags, const std::string& name,
-                     const std::string& environment, bool as_json, bool only_when_empty) {
+                     const std::string& environment, const OwnerFlags& owner, bool as_json,
+                     bool only_when_empty) {
+  if (!valid_public_url(owner.public_url)) {
+    return fail("--public-url wants http://HOST[:PORT][/PATH] or https://..., without query");
+  }
+  if (!owner.email.empty()) {
+    if (auto refused = console::check_email(owner.email)) {
+      return fail("--owner-email: " + refused->errors.front().message);
+    }
+  }
   auto store = open_migrated(flags);
+  // Hashed before the write unit: scrypt takes tens of milliseconds.
+  const console::NewPassword owner_password = console::make_password();
   auto created = store->write<json::object>([&](store::Tx& tx) -> Result<json::object> {
     // Checked inside the write unit so that two concurrent inits cannot both succeed.
     if (only_when_empty && auth::has_tenants_locked(tx)) {
       return errors::make(409, "already_initialised", "already initialised");
     }
-    return create_tenant_with_credentials(tx, name, environment, k_clock.now());
+    return create_tenant_with_credentials(tx, name, environment, owner, owner_password,
+                                          k_clock.now());
   });
   if (!created) {
     if (created.error().first_code() == "already_initialised") {
@@ -184,13 +201,50 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
 
 }  // namespace
 
-int command_init(const StoreFlags& flags, const std::string& name, bool json) {
-  return create_and_print(flags, name, "sandbox", json, true);
+int command_init(const StoreFlags& flags, const std::string& name, const OwnerFlags& owner,
+                 bool json) {
+  return create_and_print(flags, name, "sandbox", owner, json, true);
 }
 
 int command_tenant_create(const StoreFlags& flags, const std::string& name,
-                          const std::string& environment, bool json) {
-  return create_and_print(flags, name, environment, json, false);
+                          const std::string& environment, const OwnerFlags& owner, bool json) {
+  return create_and_print(flags, name, environment, owner, json, false);
+}
+
+int command_users_create(const StoreFlags& flags, const std::string& tenant_id,
+                         const std::string& email, bool as_json) {
+  auto store = open_initialised(flags);
+  const console::NewPassword password = console::make_password();  // before the unit: slow
+  auto user = store->write<console::User>([&](store::Tx& tx) {
+    return console::create_user(tx, tenant_id, email, password.hash, k_clock.now());
+  });
+  if (!user) return fail(user.error());
+  print_object({{"id", user->id},
+                {"email", user->email},
+                {"tenant_id", user->tenant_id},
+                {"password", password.plain}},
+               as_json);
+  return 0;
+}
+
+int command_users_list(const StoreFlags& flags, const std::string& tenant_id, bool as_json) {
+  auto store = open_initialised(flags);
+  auto users = store->read<std::vector<console::User>>(
+      [&](store::Tx& tx) { return console::list_users(tx, tenant_id); });
+  if (!users) return fail(users.error());
+  json::array out;
+  for (const console::User& user : users.value()) {
+    if (as_json) {
+      out.push_back(json::object{{"id", user.id},
+                                 {"email", user.email},
+                                 {"tenant_id", user.tenant_id},
+                                 {"inserted_at", user.inserted_at}});
+    } else {
+      std::cout << user.id << "  " << user.email << "  " << user.inserted_at << "\n";
+    }
+  }
+  if (as_json) std::cout << json::serialize(out) << "\n";
+  return 0;
 }
 
 int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
@@ -200,8 +254,9 @@ int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
     return auth::create_api_key(tx, tenant_id, auth::split_scopes(scopes, ','), k_clock.now());
   });
   if (!key) return fail(key.error());
-  print_object({{"id", key->id}, {"api_key", key->api_key}, {"scopes", scopes_json(key->scopes)}},
-               as_json);
+  print_object(
+      {{"id", key->id}, {"api_key", key->api_key}, {"scopes", api::string_array(key->scopes)}},
+      as_json);
   return 0;
 }
 
@@ -212,13 +267,7 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
   if (!keys) return fail(keys.error());
   json::array out;
   for (const auth::KeySummary& key : keys.value()) {
-    out.push_back(json::object{
-        {"id", key.id},
-        {"key_prefix", key.key_prefix},
-        {"scopes", scopes_json(key.scopes)},
-        {"environment", key.environment},
-        {"inserted_at", key.inserted_at},
-        {"revoked_at", api::optional_json(key.revoked_at)}});
+    out.push_back(api::key_summary_json(key));
   }
   if (as_json) {
     std::cout << json::serialize(out) << "\n";
@@ -234,7 +283,7 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
 
 int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
   auto store = open_initialised(flags);
-  auto revoked = store->write<Unit>(
+  auto revoked = store->write<auth::KeySummary>(
       [&](store::Tx& tx) { return auth::revoke_api_key(tx, key_id, k_clock.now()); });
   if (!revoked) return fail(revoked.error());
   std::cout << "revoked " << key_id << "\n";
@@ -250,7 +299,7 @@ int command_clients_create(const StoreFlags& flags, const std::string& tenant_id
   if (!client) return fail(client.error());
   print_object({{"client_id", client->client_id},
                 {"client_secret", client->client_secret},
-                {"scopes", scopes_json(client->scopes)}},
+                {"scopes", api::string_array(client->scopes)}},
                as_json);
   return 0;
 }
@@ -263,11 +312,7 @@ int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, 
   json::array out;
   for (const auth::ClientSummary& client : clients.value()) {
     if (as_json) {
-      out.push_back(json::object{{"client_id", client.client_id},
-                                 {"scopes", scopes_json(client.scopes)},
-                                 {"environment", client.environment},
-                                 {"inserted_at", client.inserted_at},
-                                 {"revoked_at", api::optional_json(client.revoked_at)}});
+      out.push_back(api::client_summary_json(client));
     } else {
       std::cout << client.client_id << "  " << auth::join_scopes(client.scopes, ',') << "  "
                 << client.environment << "  " << client.inserted_at << "  "
@@ -280,7 +325,7 @@ int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, 
 
 int command_clients_revoke(const StoreFlags& flags, const std::string& client_id) {
   auto store = open_initialised(flags);
-  auto revoked = store->write<Unit>(
+  auto revoked = store->write<auth::ClientSummary>(
       [&](store::Tx& tx) { return auth::revoke_client(tx, client_id, k_clock.now()); });
   if (!revoked) return fail(revoked.error());
   std::cout << "revoked " << client_id << "\n";

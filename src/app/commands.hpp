@@ -1,6 +1,6 @@
 #pragma once
-// The operator commands (tesoro init, tenant, keys, clients, verify, serve). Each returns the
-// process exit code and prints to stdout; errors go to stderr. Every command but init and tenant
+// The operator commands (tesoro init, tenant, keys, clients, users, verify, serve). Each returns
+// the process exit code and prints to stdout; errors go to stderr. Every command but init and tenant
 // create refuses a database that was never initialised (exit 1), creating nothing.
 #include <string>
 #include <vector>
@@ -14,9 +14,21 @@ struct StoreFlags {
   std::string database_url;
 };
 
-int command_init(const StoreFlags& flags, const std::string& name, bool json);
+// What init and tenant create make besides the tenant: its console owner. An empty email is
+// console::default_owner_email; the console url printed is public_url + "/console/".
+struct OwnerFlags {
+  std::string email;
+  std::string public_url = "http://127.0.0.1:8080";
+};
+
+int command_init(const StoreFlags& flags, const std::string& name, const OwnerFlags& owner,
+                 bool json);
 int command_tenant_create(const StoreFlags& flags, const std::string& name,
-                          const std::string& environment, bool json);
+                          const std::string& environment, const OwnerFlags& owner, bool json);
+// A console user of the tenant with a one-time password, printed once.
+int command_users_create(const StoreFlags& flags, const std::string& tenant_id,
+                         const std::string& email, bool json);
+int command_users_list(const StoreFlags& flags, const std::string& tenant_id, bool json);
 int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
                         const std::string& scopes, bool json);
 int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, bool json);

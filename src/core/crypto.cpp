@@ -2,7 +2,10 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
@@ -193,6 +196,38 @@ std::string base64_decode(std::string_view text, bool& ok) {
 bool constant_time_equal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::optional<std::string> scrypt(std::string_view password, std::string_view salt, int log2_n,
+                                  std::uint32_t r, std::uint32_t p,
+                                  std::uint64_t max_memory_bytes, std::size_t length) {
+  if (log2_n < 1 || log2_n > 62 || length == 0) return std::nullopt;
+  struct KdfFree {
+    void operator()(EVP_KDF_CTX* context) const { EVP_KDF_CTX_free(context); }
+  };
+  EVP_KDF* kdf = EVP_KDF_fetch(nullptr, "SCRYPT", nullptr);
+  if (!kdf) return std::nullopt;
+  std::unique_ptr<EVP_KDF_CTX, KdfFree> context(EVP_KDF_CTX_new(kdf));
+  EVP_KDF_free(kdf);  // the context holds its own reference
+  if (!context) return std::nullopt;
+  std::uint64_t n = std::uint64_t{1} << log2_n;
+  // OSSL_PARAM wants non-const pointers; OpenSSL only reads these.
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD,
+                                        const_cast<char*>(password.data()), password.size()),
+      OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, const_cast<char*>(salt.data()),
+                                        salt.size()),
+      OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
+      OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &r),
+      OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &p),
+      OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &max_memory_bytes),
+      OSSL_PARAM_construct_end()};
+  std::string out(length, '\0');
+  if (EVP_KDF_derive(context.get(), reinterpret_cast<unsigned char*>(out.data()), length,
+                     params) != 1) {
+    return std::nullopt;
+  }
+  return out;
 }
 
 Sealer::Sealer(std::string_view key) : key_(key) {

@@ -2,6 +2,7 @@
 // Thin wrappers over OpenSSL: hashing, HMAC, randomness. Secrets are stored only as sha256 hashes;
 // they are 256-bit random values, so a fast hash is enough (no dictionary to attack).
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,13 @@ std::string base64url(std::string_view bytes);
 std::string base64(std::string_view bytes);
 std::string base64_decode(std::string_view text, bool& ok);
 bool constant_time_equal(std::string_view a, std::string_view b);
+// scrypt (RFC 7914) through OpenSSL's EVP_KDF "SCRYPT": `length` bytes derived from `password`
+// and `salt` with cost N = 2^log2_n, block size r and parallelism p. nullopt when OpenSSL
+// refuses the parameters, among them a computation that would need more than
+// `max_memory_bytes`.
+std::optional<std::string> scrypt(std::string_view password, std::string_view salt, int log2_n,
+                                  std::uint32_t r, std::uint32_t p,
+                                  std::uint64_t max_memory_bytes, std::size_t length);
 
 // AES-256-GCM sealing of small secrets kept in the database (card numbers). A sealed text is
 // base64 of nonce (12 random bytes) | ciphertext | tag (16 bytes). The associated data is

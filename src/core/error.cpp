@@ -47,6 +47,7 @@ constexpr ErrorKind k_catalog[] = {
      "authorization header missing or invalid"},
     {missing_authorization_header, "missing_authorization_header", 401,
      "the Authorization header is missing", ""},
+    {invalid_credentials, "invalid_credentials", 401, "wrong email or password", ""},
     {not_authorized, "not_authorized", 403, "the credential has no access to this resource", ""},
     {item_not_found, "item_not_found", 404, "item not found", ""},
     {tenant_account_not_found, "tenant_account_not_found", 404, "tenant account not found", ""},

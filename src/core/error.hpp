@@ -44,6 +44,7 @@ enum class ErrorCode {
   headers_too_large,
   expired_token,
   missing_authorization_header,
+  invalid_credentials,  // the console's sign-in: a wrong email or password
   not_authorized,
   item_not_found,
   tenant_account_not_found,

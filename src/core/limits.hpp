@@ -115,6 +115,33 @@ inline constexpr std::int64_t k_webhook_lease_seconds = 60;
 inline constexpr std::int64_t k_webhook_response_body_max_bytes = 1024;  // kept in the log's error
 inline constexpr std::int64_t k_webhook_fanout_batch_max = 500;  // events per fan-out unit
 
+// The console (docs/console.md). Passwords are hashed with scrypt (memory-hard): N = 2^15,
+// r = 8, p = 1 takes 128 * r * N = 32 MiB and tens of milliseconds per hash, twice the memory
+// of the parameters scrypt's author gives for interactive logins (OWASP's 2^17 would take
+// 128 MiB per concurrent sign-in, too much for a small server). Each hash records its own
+// parameters, so raising these later leaves older hashes verifiable.
+inline constexpr int k_console_scrypt_log2_n = 15;
+inline constexpr int k_console_scrypt_r = 8;
+inline constexpr int k_console_scrypt_p = 1;
+inline constexpr std::size_t k_console_salt_bytes = 16;
+inline constexpr std::size_t k_console_hash_bytes = 32;
+// What a stored hash may ask for when verified (a hash with larger parameters is refused, so a
+// tampered row cannot make sign-in allocate without bound): 256 MiB, and N at most 2^20.
+inline constexpr std::uint64_t k_console_scrypt_max_memory_bytes = 256ULL * 1024 * 1024;
+inline constexpr int k_console_scrypt_log2_n_max = 20;
+inline constexpr std::size_t k_console_password_bytes = 18;  // 144 bits, 24 characters
+inline constexpr std::size_t k_console_password_max_chars = 256;  // longer input: refused unread
+inline constexpr std::size_t k_console_email_max_chars = 254;     // RFC 5321
+inline constexpr std::size_t k_console_session_token_bytes = 32;
+inline constexpr std::int64_t k_console_session_ttl_seconds = 12 * 3600;
+// Sign-in rate limit: after this many failures for one email, or from one address, within the
+// window (real time), attempts are refused with 429 until the oldest failure leaves the window.
+inline constexpr std::int64_t k_console_failures_per_email_max = 5;
+inline constexpr std::int64_t k_console_failures_per_address_max = 20;
+inline constexpr std::int64_t k_console_failure_window_seconds = 15 * 60;
+// Revoked and expired sessions are deleted this long after they ended (real time).
+inline constexpr std::int64_t k_console_session_retention_seconds = 24 * 3600;
+
 static_assert(k_header_max_bytes < k_body_max_bytes);
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");
 static_assert(k_commit_batch_max <= k_write_queue_max);
@@ -136,6 +163,12 @@ static_assert(k_qr_image_width_max <= k_qr_image_width_max_pixels,
               "every image_width the API takes must be one qr_image::png makes");
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
+static_assert(k_console_scrypt_log2_n <= k_console_scrypt_log2_n_max);
+static_assert((128ULL * k_console_scrypt_r << k_console_scrypt_log2_n) * k_console_scrypt_p <
+                  k_console_scrypt_max_memory_bytes,
+              "the hashes we make must be ones we verify");
+static_assert(k_console_password_bytes >= 16, "a one-time password carries at least 128 bits");
+static_assert(k_console_failures_per_email_max < k_console_failures_per_address_max);
 static_assert(k_webhook_lease_seconds * 1000 > 2 * k_webhook_timeout_ms,
               "a delivering node must not lose its endpoint's lease during an attempt");
 

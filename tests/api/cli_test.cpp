@@ -61,6 +61,8 @@ TEST(Cli, CommandsRefuseADatabaseNeverInitialised) {
       {"clients", "create", "--tenant", "ten_x", "--scopes", "webhooks"},
       {"clients", "list", "--tenant", "ten_x"},
       {"clients", "revoke", "--id", "cli_x"},
+      {"users", "create", "--tenant", "ten_x", "--email", "a@b.co"},
+      {"users", "list", "--tenant", "ten_x"},
       {"tenant", "list"},
       {"verify"},
   };
@@ -164,6 +166,116 @@ TEST(Cli, RevokedClientsTokensStopOnEveryNode) {
   EXPECT_EQ(code, 1);
 }
 
+// The console owner of init and tenant create, and `users create` / `users list`.
+namespace {
+
+harness::Reply console_sign_in(const Server& server, const std::string& email,
+                               const std::string& password) {
+  return server.post("/console/api/session",
+                     json::serialize(json::object{{"email", email}, {"password", password}}));
+}
+
+}  // namespace
+
+TEST(Cli, InitAndTenantCreatePrintTheConsoleOwnerOnce) {
+  Server server;
+  const json::object& made = server.credentials();
+  std::string tenant(made.at("tenant_id").as_string());
+  std::string lower = tenant;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  EXPECT_EQ(made.at("console_url"), "http://127.0.0.1:8080/console/");
+  EXPECT_EQ(made.at("owner_email"), json::value("owner+" + lower + "@tesoro.local"));
+  std::string password(made.at("owner_password").as_string());
+  EXPECT_GE(password.size(), 24u);
+  EXPECT_EQ(console_sign_in(server, std::string(made.at("owner_email").as_string()), password)
+                .status,
+            201);
+  EXPECT_EQ(harness::stored_bytes(server).find(password), std::string::npos);
+
+  int code = 0;
+  json::object other =
+      parse(server.command({"tenant", "create", "--name", "acme", "--owner-email",
+                            "Ana@Example.com", "--public-url", "https://console.example.com/base/",
+                            "--json"},
+                           &code))
+          .as_object();
+  ASSERT_EQ(code, 0) << server.commands_log();
+  EXPECT_EQ(other.at("console_url"), "https://console.example.com/base/console/");
+  EXPECT_EQ(other.at("owner_email"), "ana@example.com");
+  std::string other_password(other.at("owner_password").as_string());
+  EXPECT_NE(other_password, password);
+  harness::Reply session = console_sign_in(server, "ana@example.com", other_password);
+  ASSERT_EQ(session.status, 201) << session.body;
+  EXPECT_EQ(session.json().at("tenant").at("id"), other.at("tenant_id"));
+
+  // The text form prints the same fields.
+  std::string text = server.command({"tenant", "create", "--name", "t"}, &code);
+  EXPECT_EQ(code, 0);
+  for (const char* field : {"console_url: ", "owner_email: owner+ten_", "owner_password: "}) {
+    EXPECT_NE(text.find(field), std::string::npos) << field << " in " << text;
+  }
+  // An email already taken (in any case), a malformed one, a bad url: exit 1, no tenant made.
+  std::size_t tenants =
+      parse(server.command({"tenant", "list", "--json"}, &code)).as_array().size();
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--owner-email", "ANA@example.com"},
+        std::vector<std::string>{"--owner-email", "not-an-email"},
+        std::vector<std::string>{"--public-url", "ftp://x"}}) {
+    std::vector<std::string> args = {"tenant", "create", "--name", "refused", "--json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::string out = server.command(args, &code);
+    EXPECT_EQ(code, 1) << flags[1] << ": " << out;
+    EXPECT_TRUE(out.empty());
+  }
+  EXPECT_NE(server.commands_log().find("already exists"), std::string::npos);
+  EXPECT_EQ(parse(server.command({"tenant", "list", "--json"}, &code)).as_array().size(), tenants);
+}
+
+TEST(Cli, UsersCreatePrintsAOneTimePasswordAndListShowsNone) {
+  Server server;
+  std::string tenant(server.credentials().at("tenant_id").as_string());
+  int code = 0;
+  json::object user = parse(server.command({"users", "create", "--tenant", tenant, "--email",
+                                            "Bo@Example.com", "--json"},
+                                           &code))
+                          .as_object();
+  ASSERT_EQ(code, 0) << server.commands_log();
+  EXPECT_TRUE(user.at("id").as_string().starts_with("cusr_"));
+  EXPECT_EQ(user.at("email"), "bo@example.com");
+  EXPECT_EQ(user.at("tenant_id"), json::value(tenant));
+  std::string password(user.at("password").as_string());
+  harness::Reply session = console_sign_in(server, "bo@example.com", password);
+  ASSERT_EQ(session.status, 201) << session.body;
+  EXPECT_EQ(session.json().at("user").at("id"), user.at("id"));
+
+  std::string listed_text = server.command({"users", "list", "--tenant", tenant, "--json"}, &code);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(listed_text.find(password), std::string::npos);
+  EXPECT_EQ(listed_text.find(std::string(server.credentials().at("owner_password").as_string())),
+            std::string::npos);
+  json::array listed = parse(listed_text).as_array();
+  ASSERT_EQ(listed.size(), 2u);  // the owner, then this user
+  EXPECT_EQ(listed[0].at("email"), server.credentials().at("owner_email"));
+  EXPECT_EQ(listed[1].at("email"), "bo@example.com");
+  EXPECT_FALSE(listed[1].as_object().contains("password"));
+  EXPECT_FALSE(listed[1].at("inserted_at").as_string().empty());
+  std::string text = server.command({"users", "list", "--tenant", tenant}, &code);
+  EXPECT_NE(text.find("bo@example.com"), std::string::npos);
+  // Refusals: the same email, an unknown tenant, a malformed email.
+  server.command({"users", "create", "--tenant", tenant, "--email", "bo@EXAMPLE.com"}, &code);
+  EXPECT_EQ(code, 1);
+  server.command({"users", "create", "--tenant", "ten_AAAAAAAAAAAAAAAAAAAAAA", "--email",
+                  "cy@example.com"},
+                 &code);
+  EXPECT_EQ(code, 1);
+  server.command({"users", "create", "--tenant", tenant, "--email", "cy"}, &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(parse(server.command({"users", "list", "--tenant", tenant, "--json"}, &code))
+                .as_array()
+                .size(),
+            2u);
+}
+
 TEST(Cli, VersionAndHelp) {
   CommandRun version = run_tesoro({"--version"});
   EXPECT_EQ(version.exit_code, 0);
@@ -180,6 +292,14 @@ TEST(Cli, VersionAndHelp) {
   for (const char* expected : {"collections:readonly", "outgoing_transfers", "target_resolutions",
                                "tenant_accounts:readonly", "webhooks"}) {
     EXPECT_NE(clients.output.find(expected), std::string::npos) << expected << " in " << clients.output;
+  }
+  CommandRun users = run_tesoro({"users", "create", "--help"});
+  for (const char* expected : {"one-time password", "--email", "--tenant"}) {
+    EXPECT_NE(users.output.find(expected), std::string::npos) << expected << " in " << users.output;
+  }
+  CommandRun init = run_tesoro({"init", "--help"});
+  for (const char* expected : {"--owner-email", "--public-url", "owner+<tenant id"}) {
+    EXPECT_NE(init.output.find(expected), std::string::npos) << expected << " in " << init.output;
   }
   CommandRun serve = run_tesoro({"serve", "--help"});
   for (const char* expected : {"127.0.0.1:8080", "sandbox", "info", "25 in sandbox"}) {

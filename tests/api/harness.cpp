@@ -361,6 +361,18 @@ int Server::stop(bool kill_hard) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+std::string Server::sql(const std::string& statement) const {
+  std::string line =
+      database_url_.empty()
+          ? "sqlite3 -batch -cmd '.timeout 5000' " + shell_quote(data_dir_ + "/tesoro.db") + " " +
+                shell_quote(statement)
+          : "psql " + shell_quote(database_url_) + " -qAtc " + shell_quote(statement);
+  int code = 0;
+  std::string out = run_capture(line + " 2>&1", &code);
+  EXPECT_EQ(code, 0) << statement << ": " << out;
+  return out;
+}
+
 std::string Server::commands_log() const {
   std::ifstream file(data_dir_ + "/commands.log");
   std::stringstream out;

@@ -83,6 +83,10 @@ class Server {
   std::string access_token(const std::string& scope = "") const;
   std::string store_args() const;  // "--data D" or "--database-url U"
   std::vector<std::string> store_flags() const;
+  // Runs one SQL statement on the server's database (sqlite3 or psql) and returns what it
+  // printed: for tests that must put a row in a state no request can (a session whose time is
+  // up) without waiting. Fails the test when the statement fails.
+  std::string sql(const std::string& statement) const;
   std::string log_text() const;  // the server's stderr so far
   std::string commands_log() const;  // the stderr of every command() so far
 

@@ -175,9 +175,10 @@ class CredentialsTest : public test_stores::EngineStoreTest {
         [&](store::Tx& tx) { return auth::list_clients(tx, tenant_id); });
   }
 
-  Status revoke(const std::string& client_id, time::Micros at) {
-    return temp->store->write<Unit>(
-        [&](store::Tx& tx) { return auth::revoke_client(tx, client_id, at); });
+  Result<auth::ClientSummary> revoke(const std::string& client_id, time::Micros at,
+                                     const std::string& tenant_id = "") {
+    return temp->store->write<auth::ClientSummary>(
+        [&](store::Tx& tx) { return auth::revoke_client(tx, client_id, at, tenant_id); });
   }
 
   const time::Micros t0 = time::parse_iso("2030-01-02T03:04:05Z").value();
@@ -264,7 +265,9 @@ TEST_P(CredentialsTest, ARevokedClientsTokensAreRefused) {
   EXPECT_TRUE(authenticate(kept_tokens.access_token).ok()) << "other clients untouched";
 
   // Revoking again succeeds and keeps the first revoked_at.
-  ASSERT_TRUE(revoke(revoked_client.client_id, t0 + 5 * time::k_micros_per_second).ok());
+  auto again = revoke(revoked_client.client_id, t0 + 5 * time::k_micros_per_second);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->revoked_at, time::iso(t0 + time::k_micros_per_second));
   for (const auth::ClientSummary& summary : clients_of(tenant_id).value()) {
     if (summary.client_id == revoked_client.client_id) {
       EXPECT_EQ(summary.revoked_at, time::iso(t0 + time::k_micros_per_second));
@@ -275,3 +278,33 @@ TEST_P(CredentialsTest, ARevokedClientsTokensAreRefused) {
 }
 
 TESORO_ON_BOTH_ENGINES(CredentialsTest);
+
+// Within a tenant (the console's revocations): another tenant's key or client is not found and
+// stays as it was.
+TEST_P(CredentialsTest, RevokingWithinATenantLeavesOtherTenantsAlone) {
+  std::string mine = tenant("mine", t0), theirs = tenant("theirs", t0);
+  auto their_client = client(theirs, t0);
+  auto their_key = temp->store->write<auth::CreatedKey>([&](store::Tx& tx) {
+    return auth::create_api_key(tx, theirs, {"ledger:read"}, t0);
+  }).value();
+  EXPECT_TRUE(their_key.key_prefix.starts_with("sk_sandbox_"));
+  EXPECT_EQ(their_key.api_key.substr(0, their_key.key_prefix.size()), their_key.key_prefix);
+  auto client_refused = revoke(their_client.client_id, t0, mine);
+  ASSERT_FALSE(client_refused.ok());
+  EXPECT_EQ(client_refused.error().status, 404);
+  auto key_refused = temp->store->write<auth::KeySummary>([&](store::Tx& tx) {
+    return auth::revoke_api_key(tx, their_key.id, t0, mine);
+  });
+  ASSERT_FALSE(key_refused.ok());
+  EXPECT_EQ(key_refused.error().status, 404);
+  EXPECT_FALSE(clients_of(theirs).value()[0].revoked_at.has_value());
+  auto keys = temp->store->read<std::vector<auth::KeySummary>>(
+      [&](store::Tx& tx) { return auth::list_api_keys(tx, theirs); });
+  EXPECT_FALSE(keys.value()[0].revoked_at.has_value());
+  auto revoked = temp->store->write<auth::KeySummary>([&](store::Tx& tx) {
+    return auth::revoke_api_key(tx, their_key.id, t0, theirs);
+  });
+  ASSERT_TRUE(revoked.ok());
+  EXPECT_EQ(revoked->revoked_at, time::iso(t0));
+  EXPECT_EQ(revoked->key_prefix, their_key.key_prefix);
+}

@@ -87,6 +87,12 @@ bool is_core_scope(std::string_view scope) {
          parse_level(scope.substr(colon + 1)).has_value();
 }
 
+std::vector<std::string> all_core_admin_scopes() {
+  std::vector<std::string> scopes;
+  for (const std::string& group : core_groups()) scopes.push_back(group + ":admin");
+  return scopes;
+}
+
 const std::vector<std::string>& participant_scopes() {
   static const std::vector<std::string> k_scopes = {
       "collections",         "collections:readonly",        "outgoing_transfers",
@@ -196,35 +202,71 @@ Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
   std::string random = crypto::random_token(k_secret_bytes);
   key.api_key = "sk_" + environment + "_" + random;
   key.scopes = scopes;
+  key.key_prefix = "sk_" + environment + "_" + random.substr(0, 4);
+  key.environment = environment;
   tx.exec("INSERT INTO api_keys (tenant_id, id, key_hash, key_prefix, scopes, environment, "
           "inserted_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          {std::string(tenant_id), key.id, crypto::sha256_hex(key.api_key),
-           "sk_" + environment + "_" + random.substr(0, 4), join_scopes(scopes, ','),
-           environment, time::iso(now)});
+          {std::string(tenant_id), key.id, crypto::sha256_hex(key.api_key), key.key_prefix,
+           join_scopes(scopes, ','), environment, time::iso(now)});
   return key;
 }
+
+namespace {
+
+constexpr const char* k_key_columns =
+    "id, key_prefix, scopes, environment, inserted_at, revoked_at";
+
+KeySummary key_summary(const store::Row& row) {
+  return {row.text(0), row.text(1), split_scopes(row.text(2), ','), row.text(3), row.text(4),
+          row.optional_text(5)};
+}
+
+constexpr const char* k_client_columns =
+    "client_id, scopes, environment, inserted_at, revoked_at";
+
+ClientSummary client_summary(const store::Row& row) {
+  return {row.text(0), split_scopes(row.text(1), ' '), row.text(2), row.text(3),
+          row.optional_text(4)};
+}
+
+// `table`'s row of `id_column` = id, within `tenant_id` unless it is empty.
+std::optional<store::Row> find_credential(store::Tx& tx, const char* table, const char* columns,
+                                          const char* id_column, std::string_view id,
+                                          std::string_view tenant_id) {
+  std::string sql = std::string("SELECT ") + columns + " FROM " + table + " WHERE " + id_column +
+                    " = ?";
+  store::Params params = {std::string(id)};
+  if (!tenant_id.empty()) {
+    sql += " AND tenant_id = ?";
+    params.emplace_back(std::string(tenant_id));
+  }
+  return tx.query_one(sql, params);
+}
+
+}  // namespace
 
 Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view tenant_id) {
   if (!tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
   std::vector<KeySummary> keys;
   for (const store::Row& row :
-       tx.query("SELECT id, key_prefix, scopes, environment, inserted_at, revoked_at "
-                "FROM api_keys WHERE tenant_id = ? ORDER BY inserted_at, id",
+       tx.query(std::string("SELECT ") + k_key_columns +
+                    " FROM api_keys WHERE tenant_id = ? ORDER BY inserted_at, id",
                 {std::string(tenant_id)})) {
-    keys.push_back({row.text(0), row.text(1), split_scopes(row.text(2), ','), row.text(3),
-                    row.text(4), row.optional_text(5)});
+    keys.push_back(key_summary(row));
   }
   return keys;
 }
 
-Status revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now) {
-  auto found = tx.query_one("SELECT revoked_at FROM api_keys WHERE id = ?", {std::string(key_id)});
+Result<KeySummary> revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now,
+                                  std::string_view tenant_id) {
+  auto found = find_credential(tx, "api_keys", k_key_columns, "id", key_id, tenant_id);
   if (!found) return errors::item_not_found("api key");
-  if (found->is_null(0)) {
-    tx.exec("UPDATE api_keys SET revoked_at = ? WHERE id = ?",
-            {time::iso(now), std::string(key_id)});
+  KeySummary key = key_summary(*found);
+  if (!key.revoked_at) {
+    key.revoked_at = time::iso(now);
+    tx.exec("UPDATE api_keys SET revoked_at = ? WHERE id = ?", {*key.revoked_at, key.id});
   }
-  return ok_status();
+  return key;
 }
 
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
@@ -253,22 +295,26 @@ Result<std::vector<ClientSummary>> list_clients(store::Tx& tx, std::string_view 
   if (!tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
   std::vector<ClientSummary> clients;
   for (const store::Row& row :
-       tx.query("SELECT client_id, scopes, environment, inserted_at, revoked_at FROM oauth_clients "
-                "WHERE tenant_id = ? ORDER BY inserted_at, client_id",
+       tx.query(std::string("SELECT ") + k_client_columns +
+                    " FROM oauth_clients WHERE tenant_id = ? ORDER BY inserted_at, client_id",
                 {std::string(tenant_id)})) {
-    clients.push_back({row.text(0), split_scopes(row.text(1), ' '), row.text(2), row.text(3),
-                       row.optional_text(4)});
+    clients.push_back(client_summary(row));
   }
   return clients;
 }
 
-Status revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now) {
-  if (!tx.query_one("SELECT 1 FROM oauth_clients WHERE client_id = ?", {std::string(client_id)})) {
-    return errors::item_not_found("OAuth client");
+Result<ClientSummary> revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now,
+                                    std::string_view tenant_id) {
+  auto found =
+      find_credential(tx, "oauth_clients", k_client_columns, "client_id", client_id, tenant_id);
+  if (!found) return errors::item_not_found("OAuth client");
+  ClientSummary client = client_summary(*found);
+  if (!client.revoked_at) {
+    client.revoked_at = time::iso(now);
+    tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ?",
+            {*client.revoked_at, client.client_id});
   }
-  tx.exec("UPDATE oauth_clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
-          {time::iso(now), std::string(client_id)});
-  return ok_status();
+  return client;
 }
 
 namespace {

@@ -35,6 +35,8 @@ enum class Surface { core, participant };
 // Core scopes: "<group>:<level>", groups ledger, cards, spending_controls, payouts, webhooks.
 const std::vector<std::string>& core_groups();
 bool is_core_scope(std::string_view scope);
+// Every core group at admin: what `tesoro init` keys and console sessions hold.
+std::vector<std::string> all_core_admin_scopes();
 // Participant scopes: collections, collections:readonly, ... webhooks.
 const std::vector<std::string>& participant_scopes();
 bool is_participant_scope(std::string_view scope);
@@ -50,6 +52,8 @@ struct CreatedKey {
   std::string id;
   std::string api_key;  // the secret, shown once
   std::vector<std::string> scopes;
+  std::string key_prefix;  // what lists show of it (KeySummary)
+  std::string environment;
 };
 
 struct CreatedClient {
@@ -103,16 +107,21 @@ bool has_tenants_locked(store::Tx& tx);
 Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
                                   const std::vector<std::string>& scopes, time::Micros now);
 Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view tenant_id);
-// Revoking twice keeps the first revoked_at. 404 item_not_found for an unknown id.
-Status revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now);
+// Revoking twice keeps the first revoked_at. 404 item_not_found for an unknown id, and, when
+// `tenant_id` is given, for another tenant's key (the console revokes only its own tenant's; the
+// operator's command any). Returns the key as it now is.
+Result<KeySummary> revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now,
+                                  std::string_view tenant_id = {});
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
                                     const std::vector<std::string>& scopes, time::Micros now);
 // A tenant's OAuth clients, oldest first; 404 item_not_found for an unknown tenant.
 Result<std::vector<ClientSummary>> list_clients(store::Tx& tx, std::string_view tenant_id);
 // Every token request, refresh and authenticated request joins the client's revoked_at, so its
 // tokens stop working from the next request on. Revoking twice keeps the first revoked_at; 404
-// item_not_found for an unknown id.
-Status revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now);
+// item_not_found for an unknown id and, when `tenant_id` is given, for another tenant's client.
+// Returns the client as it now is.
+Result<ClientSummary> revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now,
+                                    std::string_view tenant_id = {});
 
 // Authentication answers (RFC 6750). Codes as the contract says: 401 expired_token, or on the
 // participant surface missing_authorization_header when the header is absent; 403

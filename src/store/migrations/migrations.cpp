@@ -31,7 +31,8 @@ const std::vector<Migration>& migrations() {
     std::vector<Migration> all;
     for (auto* module : {foundation_migrations, account_holder_migrations, job_migrations,
                          ledger_migrations, event_migrations, card_migrations,
-                         collection_migrations, transfer_migrations, webhook_migrations}) {
+                         collection_migrations, transfer_migrations, webhook_migrations,
+                         console_migrations}) {
       for (Migration& migration : module()) all.push_back(std::move(migration));
     }
     std::sort(all.begin(), all.end(),

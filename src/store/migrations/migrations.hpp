@@ -38,6 +38,7 @@ std::vector<Migration> card_migrations();
 std::vector<Migration> collection_migrations();
 std::vector<Migration> transfer_migrations();
 std::vector<Migration> webhook_migrations();
+std::vector<Migration> console_migrations();
 
 // All of them, in version order (versions are unique and have no gaps).
 const std::vector<Migration>& migrations();
