@@ -330,8 +330,11 @@ test('sends a transfer to a key and follows its batch, state and timemarks', asy
   assert.match(await page.locator('#event-list').innerText(), /outgoing_transfer\.created/);
   await page.fill('input[name=type]', 'collection.*');
   await page.click('button:has-text("Filter")');
-  await page.locator('#event-list td', { hasText: 'collection.attempt_successful' }).first().waitFor();
-  assert.doesNotMatch(await page.locator('#event-list').innerText(), /outgoing_transfer\./);
+  await page.waitForURL(/type=collection/);
+  await poll('the filtered list', async () => {
+    const text = await page.locator('#event-list').innerText();
+    return text.includes('collection.attempt_successful') && !text.includes('outgoing_transfer.');
+  });
   await check(page, 'events');
 });
 
@@ -450,18 +453,6 @@ test('is usable 390 pixels wide', async () => {
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
-test('sandbox tools are hidden from a production tenant', async () => {
-  const production = server.command(['tenant', 'create', '--name', 'Production tenant',
-    '--environment', 'production', '--public-url', server.base_url, '--json']);
-  const { page } = other;
-  await page.click('button:has-text("Sign out")');
-  await settle(page, 'Sign in');
-  await sign_in(page, production.owner_email, production.owner_password);
-  assert.equal(await page.locator('nav a', { hasText: 'Sandbox tools' }).count(), 0);
-  await visit(page, server.base_url, '/sandbox', 'Not found');
-  await check(page, 'production-no-sandbox');
-});
-
 test('signs out: the session is refused from then on', async () => {
   const { page, context } = owner;
   const cookies = await context.cookies(server.base_url);
@@ -471,6 +462,23 @@ test('signs out: the session is refused from then on', async () => {
   await settle(page, 'Sign in');
   const answer = await fetch(`${server.base_url}/console/api/session`, { headers: { Cookie: cookie } });
   assert.equal(answer.status, 401);
+});
+
+test('sandbox tools are hidden from a production tenant', async () => {
+  const production = server.command(['tenant', 'create', '--name', 'Production tenant',
+    '--environment', 'production', '--public-url', server.base_url, '--json']);
+  const { page } = other;
+  await visit(page, server.base_url, '/', 'Overview');
+  await page.click('button:has-text("Sign out")');
+  await settle(page, 'Sign in');
+  // A server runs in one environment: the same store served as production.
+  await server.restart(['--environment', 'production']);
+  await sign_in(page, production.owner_email, production.owner_password);
+  assert.match(await page.locator('header').innerText(), /production/);
+  assert.equal(await page.locator('nav a', { hasText: 'Sandbox tools' }).count(), 0);
+  assert.doesNotMatch(await page.locator('main').innerText(), /Tenant clock/);
+  await visit(page, server.base_url, '/sandbox', 'Not found');
+  await check(page, 'production-no-sandbox');
 });
 
 test('no page logged an error or broke the Content-Security-Policy', () => {

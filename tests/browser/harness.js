@@ -56,9 +56,17 @@ export class Server {
     const public_url = ['--public-url', this.base_url];
     this.first = run_json(['init', ...this.store_flags, ...public_url, '--json']);
     this.second = run_json(['tenant', 'create', ...this.store_flags, '--name', 'Second tenant', ...public_url, '--json']);
+    await this.serve([]);
+    return this;
+  }
+
+  // `tesoro serve` on this store and port, with `extra` flags (`--environment production`).
+  async serve(extra) {
     const log = fs.openSync(path.join(this.data_dir, 'server.log'), 'a');
     this.process = spawn(tesoro_bin, ['serve', '--listen', `127.0.0.1:${this.port}`, ...this.store_flags,
-      ...public_url, '--rate-limit', '0', '--log-level', 'info'], { stdio: ['ignore', log, log] });
+      '--public-url', this.base_url, '--rate-limit', '0', '--log-level', 'info', ...extra],
+    { stdio: ['ignore', log, log] });
+    fs.closeSync(log); // the child has its own copy
     this.exited = new Promise((resolve) => this.process.on('exit', resolve));
     const deadline = Date.now() + 30000;
     while (Date.now() < deadline) {
@@ -79,13 +87,23 @@ export class Server {
     return run_json([...args.slice(0, 2), ...this.store_flags, ...args.slice(2)]);
   }
 
-  async stop() {
+  // The same store served again with other flags.
+  async restart(extra) {
+    await this.halt();
+    await this.serve(extra);
+  }
+
+  async halt() {
     if (this.process && this.process.exitCode === null) {
       this.process.kill('SIGTERM');
       const timer = setTimeout(() => this.process.kill('SIGKILL'), 10000);
       await this.exited;
       clearTimeout(timer);
     }
+  }
+
+  async stop() {
+    await this.halt();
     if (this.data_dir) fs.rmSync(this.data_dir, { recursive: true, force: true });
   }
 }
