@@ -152,6 +152,7 @@ export async function unlabelled_controls(page) {
 export async function screenshot(page, name) {
   fs.mkdirSync(output_dir, { recursive: true });
   const file = path.join(output_dir, `${name}.png`);
+  await page.mouse.move(0, 0); // no hover highlight left where the last click was
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
