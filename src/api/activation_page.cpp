@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "api/context.hpp"
+#include "core/crypto.hpp"
 #include "core/limits.hpp"
 #include "core/log.hpp"
 #include "domain/cards/activation_links.hpp"
@@ -87,13 +88,7 @@ http::Response refusal_page(const cards::TokenLookup& lookup) {
 // A token is the base64url text of k_activation_token_bytes random bytes; anything else cannot
 // be one, and is answered without a database read.
 bool well_formed(std::string_view token) {
-  if (token.size() != (limits::k_activation_token_bytes * 4 + 2) / 3) return false;
-  for (char c : token) {
-    bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                   c == '-' || c == '_';
-    if (!allowed) return false;
-  }
-  return true;
+  return crypto::is_random_token(token, limits::k_activation_token_bytes);
 }
 
 http::Response not_found() { return refusal_page(cards::TokenLookup{}); }

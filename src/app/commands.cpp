@@ -165,6 +165,19 @@ void print_object(const json::object& object, bool as_json) {
   }
 }
 
+// A list command's output: one JSON array of to_json(item), or one line of to_line(item) each.
+template <class T, class ToJson, class ToLine>
+int print_list(const std::vector<T>& items, bool as_json, ToJson to_json, ToLine to_line) {
+  if (as_json) {
+    json::array out;
+    for (const T& item : items) out.push_back(to_json(item));
+    std::cout << json::serialize(out) << "\n";
+  } else {
+    for (const T& item : items) std::cout << to_line(item) << "\n";
+  }
+  return 0;
+}
+
 int create_and_print(const StoreFlags& flags, const std::string& name,
                      const std::string& environment, const OwnerFlags& owner, bool as_json,
                      bool only_when_empty) {
@@ -232,19 +245,17 @@ int command_users_list(const StoreFlags& flags, const std::string& tenant_id, bo
   auto users = store->read<std::vector<console::User>>(
       [&](store::Tx& tx) { return console::list_users(tx, tenant_id); });
   if (!users) return fail(users.error());
-  json::array out;
-  for (const console::User& user : users.value()) {
-    if (as_json) {
-      out.push_back(json::object{{"id", user.id},
-                                 {"email", user.email},
-                                 {"tenant_id", user.tenant_id},
-                                 {"inserted_at", user.inserted_at}});
-    } else {
-      std::cout << user.id << "  " << user.email << "  " << user.inserted_at << "\n";
-    }
-  }
-  if (as_json) std::cout << json::serialize(out) << "\n";
-  return 0;
+  return print_list(
+      users.value(), as_json,
+      [](const console::User& user) {
+        return json::object{{"id", user.id},
+                            {"email", user.email},
+                            {"tenant_id", user.tenant_id},
+                            {"inserted_at", user.inserted_at}};
+      },
+      [](const console::User& user) {
+        return user.id + "  " + user.email + "  " + user.inserted_at;
+      });
 }
 
 int command_keys_create(const StoreFlags& flags, const std::string& tenant_id,
@@ -265,20 +276,10 @@ int command_keys_list(const StoreFlags& flags, const std::string& tenant_id, boo
   auto keys = store->read<std::vector<auth::KeySummary>>(
       [&](store::Tx& tx) { return auth::list_api_keys(tx, tenant_id); });
   if (!keys) return fail(keys.error());
-  json::array out;
-  for (const auth::KeySummary& key : keys.value()) {
-    out.push_back(api::key_summary_json(key));
-  }
-  if (as_json) {
-    std::cout << json::serialize(out) << "\n";
-  } else {
-    for (const auth::KeySummary& key : keys.value()) {
-      std::cout << key.id << "  " << key.key_prefix << "...  "
-                << auth::join_scopes(key.scopes, ',') << "  "
-                << (key.revoked_at ? "revoked " + *key.revoked_at : "active") << "\n";
-    }
-  }
-  return 0;
+  return print_list(keys.value(), as_json, api::key_summary_json, [](const auth::KeySummary& key) {
+    return key.id + "  " + key.key_prefix + "...  " + auth::join_scopes(key.scopes, ',') + "  " +
+           (key.revoked_at ? "revoked " + *key.revoked_at : "active");
+  });
 }
 
 int command_keys_revoke(const StoreFlags& flags, const std::string& key_id) {
@@ -309,18 +310,12 @@ int command_clients_list(const StoreFlags& flags, const std::string& tenant_id, 
   auto clients = store->read<std::vector<auth::ClientSummary>>(
       [&](store::Tx& tx) { return auth::list_clients(tx, tenant_id); });
   if (!clients) return fail(clients.error());
-  json::array out;
-  for (const auth::ClientSummary& client : clients.value()) {
-    if (as_json) {
-      out.push_back(api::client_summary_json(client));
-    } else {
-      std::cout << client.client_id << "  " << auth::join_scopes(client.scopes, ',') << "  "
-                << client.environment << "  " << client.inserted_at << "  "
-                << (client.revoked_at ? "revoked " + *client.revoked_at : "active") << "\n";
-    }
-  }
-  if (as_json) std::cout << json::serialize(out) << "\n";
-  return 0;
+  return print_list(clients.value(), as_json, api::client_summary_json,
+                    [](const auth::ClientSummary& client) {
+                      return client.client_id + "  " + auth::join_scopes(client.scopes, ',') +
+                             "  " + client.environment + "  " + client.inserted_at + "  " +
+                             (client.revoked_at ? "revoked " + *client.revoked_at : "active");
+                    });
 }
 
 int command_clients_revoke(const StoreFlags& flags, const std::string& client_id) {
@@ -339,20 +334,18 @@ int command_tenant_list(const StoreFlags& flags, bool as_json) {
         return auth::list_tenants(tx);
       });
   if (!tenants) return fail(tenants.error());
-  json::array out;
-  for (const auth::TenantSummary& tenant : tenants.value()) {
-    if (as_json) {
-      out.push_back(json::object{{"id", tenant.id},
-                                 {"name", tenant.name},
-                                 {"environment", tenant.environment},
-                                 {"inserted_at", tenant.inserted_at}});
-    } else {
-      std::cout << tenant.id << "  " << tenant.name << "  " << tenant.environment << "  "
-                << tenant.inserted_at << "\n";
-    }
-  }
-  if (as_json) std::cout << json::serialize(out) << "\n";
-  return 0;
+  return print_list(
+      tenants.value(), as_json,
+      [](const auth::TenantSummary& tenant) {
+        return json::object{{"id", tenant.id},
+                            {"name", tenant.name},
+                            {"environment", tenant.environment},
+                            {"inserted_at", tenant.inserted_at}};
+      },
+      [](const auth::TenantSummary& tenant) {
+        return tenant.id + "  " + tenant.name + "  " + tenant.environment + "  " +
+               tenant.inserted_at;
+      });
 }
 
 int command_verify(const StoreFlags& flags) {

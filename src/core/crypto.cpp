@@ -164,6 +164,14 @@ void pooled_random_bytes(unsigned char* out, std::size_t count) {
 
 std::string random_token(std::size_t bytes) { return base64url(random_bytes(bytes)); }
 
+bool is_random_token(std::string_view text, std::size_t bytes) {
+  if (text.size() != (bytes * 4 + 2) / 3) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_';
+  });
+}
+
 std::string base64url(std::string_view bytes) { return encode(bytes, k_base64url, false); }
 std::string base64(std::string_view bytes) { return encode(bytes, k_base64, true); }
 

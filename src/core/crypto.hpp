@@ -22,6 +22,9 @@ std::string random_bytes(std::size_t count);
 void pooled_random_bytes(unsigned char* out, std::size_t count);
 // `bytes` random bytes, base64url without padding.
 std::string random_token(std::size_t bytes);
+// Whether `text` has the shape random_token(bytes) gives: what cannot be one of our secrets is
+// refused without a database read.
+bool is_random_token(std::string_view text, std::size_t bytes);
 std::string base64url(std::string_view bytes);
 std::string base64(std::string_view bytes);
 std::string base64_decode(std::string_view text, bool& ok);

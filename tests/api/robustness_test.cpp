@@ -28,26 +28,40 @@ TEST(Robustness, MutatedBodiesNeverEarnA5xx) {
   std::string account = std::string(server.credentials().at("account_id").as_string());
   std::string tenant_account = std::string(server.credentials().at("tenant_account_ids").at(0).as_string());
   std::string token = "Authorization: Bearer " + server.access_token();
+  // A console session: its cookie and CSRF token.
+  Reply session = server.post(
+      "/console/api/session",
+      json::serialize(json::object{{"email", server.credentials().at("owner_email")},
+                                   {"password", server.credentials().at("owner_password")}}));
+  ASSERT_EQ(session.status, 201) << session.body;
+  std::string set_cookie = session.header("set-cookie");
+  std::vector<std::string> console = {
+      "Cookie: " + set_cookie.substr(0, set_cookie.find(';')),
+      "X-CSRF-Token: " + std::string(session.json().at("csrf_token").as_string())};
   struct Target {
     std::string path;
     std::string body;
-    std::string auth;
+    std::vector<std::string> auth;
   };
   std::vector<Target> targets = {
       {"/v1/ledger/account_holders",
        R"({"address":{"city":"Bogota","country":"CO","line_1":"x","state":"DC","zip_code":"1"},"person":{"country_code":"CO","document_number":"1","document_type":"CC","first_name":"A","last_name":"B","person_type":"natural"},"external_id":"fuzz","metadata":{"a":"b"}})",
-       server.bearer_core()},
-      {"/v1/ledger/accounts", R"({"name":"n","type":"savings_account","currency":"COP"})", server.bearer_core()},
+       {server.bearer_core()}},
+      {"/v1/ledger/accounts", R"({"name":"n","type":"savings_account","currency":"COP"})", {server.bearer_core()}},
       {"/v1/sandbox/accounts/" + account + "/fund", R"({"amount":{"amount":100,"currency":"COP"},"description":"d"})",
-       server.bearer_core()},
-      {"/api/v1/sandbox/tenant/accounts/" + tenant_account + "/fund", R"({"amount":{"amount":100,"currency":"COP"}})", token},
-      {"/api/v1/oauth/token", R"({"grant_type":"client_credentials","client_id":"x","client_secret":"y"})", ""},
+       {server.bearer_core()}},
+      {"/api/v1/sandbox/tenant/accounts/" + tenant_account + "/fund", R"({"amount":{"amount":100,"currency":"COP"}})", {token}},
+      {"/api/v1/oauth/token", R"({"grant_type":"client_credentials","client_id":"x","client_secret":"y"})", {}},
+      {"/console/api/session", R"({"email":"a@example.com","password":"p"})", {}},
+      {"/console/api/keys", R"({"environment":"sandbox","scopes":["ledger:read"]})", console},
+      {"/console/api/clients", R"({"scopes":["webhooks"]})", console},
+      {"/console/api/v1/sandbox/accounts/" + account + "/fund",
+       R"({"amount":{"amount":100,"currency":"COP"},"description":"d"})", console},
   };
   for (const Target& target : targets) {
     for (int i = 0; i < 120; ++i) {
       std::string body = harness::mutate_body(target.body, random);
-      std::vector<std::string> headers;
-      if (!target.auth.empty()) headers.push_back(target.auth);
+      std::vector<std::string> headers = target.auth;
       if (i % 3 == 0) headers.push_back("x-idempotency-key: " + harness::new_uuid());
       expect_clean(server.post(target.path, body, headers), target.path + " with " + body);
     }
@@ -64,6 +78,17 @@ TEST(Robustness, OddPathsQueriesAndHeaders) {
     expect_clean(server.get(path, {server.bearer_core()}), path);
   }
   expect_clean(server.get("/v1/accounts", {"Authorization: Bearer " + std::string(5000, 'x')}), "long token");
+  // The console's paths: files, its API, the proxy, and odd cookies.
+  for (const char* path : {"/console/%00", "/console/..%2Findex.html", "/console//index.html",
+                           "/console/api/v1/accounts/%00", "/console//api/v1/accounts",
+                           "/console/api/api/v1/", "/console/api/", "/console/api", "/consolex",
+                           "/console/api/keys/%FF"}) {
+    expect_clean(server.get(path), path);
+    for (const char* cookie : {"Cookie: tesoro_console=", "Cookie: tesoro_console",
+                               "Cookie: ;;; =;tesoro_console=\xff", "Cookie: tesoro_console=cst_%00"}) {
+      expect_clean(server.get(path, {cookie}), std::string(path) + " with " + cookie);
+    }
+  }
   for (const char* query : {"/v1/accounts?%ff%fe=1", "/v1/accounts?page_size=%ff", "/v1/accounts?page_size=10&page_size=20"}) {
     Reply reply = server.get(query, {server.bearer_core()});
     EXPECT_EQ(reply.status, 400) << query;

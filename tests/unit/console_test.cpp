@@ -120,6 +120,14 @@ class ConsoleStore : public test_stores::EngineStoreTest {
                                     const std::string& environment = "sandbox") {
     return console::sign_in(*temp->store, {email, password, address}, environment, now);
   }
+  // A tenant whose user ana@example.com (password s3cret) signed in twice.
+  std::pair<console::SignedIn, console::SignedIn> two_sessions() {
+    user(tenant(), "ana@example.com", "s3cret");
+    auto first = sign_in("ana@example.com", "s3cret");
+    auto second = sign_in("ana@example.com", "s3cret");
+    EXPECT_TRUE(first && second);
+    return {first.value(), second.value()};
+  }
   Result<console::Session> find(const std::string& token, time::Micros now = k_start) {
     return temp->store->read<console::Session>(
         [&](store::Tx& tx) { return console::find_session(tx, token, "sandbox", now); });
@@ -264,11 +272,9 @@ TEST_P(ConsoleStore, FailuresPerAddressAreLimited) {
 }
 
 TEST_P(ConsoleStore, SignOutAndExpiryEndTheSession) {
-  std::string tenant_id = tenant();
-  user(tenant_id, "ana@example.com", "s3cret");
-  auto first = sign_in("ana@example.com", "s3cret");
-  auto second = sign_in("ana@example.com", "s3cret");
-  ASSERT_TRUE(first && second);
+  auto [first_session, second_session] = two_sessions();
+  const console::SignedIn* first = &first_session;
+  const console::SignedIn* second = &second_session;
   ASSERT_TRUE(temp->store->write<Unit>(
       [&](store::Tx& tx) { return console::sign_out(tx, first->session, k_start + k_second); }));
   EXPECT_EQ(find(first->token, k_start + 2 * k_second).error().status, 401);
@@ -288,11 +294,10 @@ TEST_P(ConsoleStore, SignOutAndExpiryEndTheSession) {
 }
 
 TEST_P(ConsoleStore, CsrfTokenAndPrincipalComeFromTheSession) {
-  std::string tenant_id = tenant();
-  user(tenant_id, "ana@example.com", "s3cret");
-  auto first = sign_in("ana@example.com", "s3cret");
-  auto second = sign_in("ana@example.com", "s3cret");
-  ASSERT_TRUE(first && second);
+  auto [first_session, second_session] = two_sessions();
+  const console::SignedIn* first = &first_session;
+  const console::SignedIn* second = &second_session;
+  const std::string& tenant_id = first->session.tenant_id;
   std::string csrf = console::csrf_token(first->token);
   EXPECT_EQ(csrf, console::csrf_token(first->token));
   EXPECT_NE(csrf, console::csrf_token(second->token));

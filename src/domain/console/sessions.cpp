@@ -117,15 +117,9 @@ Outcome record(store::Tx& tx, const std::optional<Candidate>& candidate, bool pa
 
 // A token of our shape: the prefix and the base64url of k_console_session_token_bytes.
 bool well_formed(std::string_view token) {
-  if (!token.starts_with(k_token_prefix)) return false;
-  std::string_view random = token.substr(k_token_prefix.size());
-  if (random.size() != (limits::k_console_session_token_bytes * 4 + 2) / 3) return false;
-  for (char c : random) {
-    bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                   c == '-' || c == '_';
-    if (!allowed) return false;
-  }
-  return true;
+  return token.starts_with(k_token_prefix) &&
+         crypto::is_random_token(token.substr(k_token_prefix.size()),
+                                 limits::k_console_session_token_bytes);
 }
 
 }  // namespace
