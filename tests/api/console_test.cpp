@@ -578,11 +578,15 @@ TEST(ConsolePages, TheEmbeddedFilesAreServedWithTheSecurityHeaders) {
     EXPECT_EQ(unchanged.status, 304);
     EXPECT_TRUE(unchanged.body.empty());
   }
-  Reply script = server.get("/console/app.js");
+  Reply script = server.get("/console/js/app.js");
   ASSERT_EQ(script.status, 200);
-  EXPECT_EQ(script.body, source_file("console/app.js"));
+  EXPECT_EQ(script.body, source_file("console/js/app.js"));
   EXPECT_EQ(script.header("content-type"), "text/javascript; charset=utf-8");
   EXPECT_EQ(script.header("content-security-policy"), k_csp);
+  Reply style = server.get("/console/console.css");
+  ASSERT_EQ(style.status, 200);
+  EXPECT_EQ(style.body, source_file("console/console.css"));
+  EXPECT_EQ(style.header("content-type"), "text/css; charset=utf-8");
   Reply unknown = server.get("/console/no-such-file.js");
   expect_envelope(unknown, 404, "route_not_found");
   EXPECT_EQ(unknown.header("content-security-policy"), k_csp);

@@ -1,0 +1,77 @@
+// One card: its state and balances, spending limits, and its transactions with the reason of
+// each decline. In the sandbox, pending authorizations can be captured or reversed here.
+import { h, code, section, details_list, table } from '../dom.js';
+import { get, post } from '../api.js';
+import { time } from '../components.js';
+import { formatMoney, humanize } from '../format.js';
+import { action_button, paged_table, load_into } from '../ui.js';
+import { href } from '../router.js';
+import { card_state } from './cards.js';
+
+export const title = 'Card';
+
+function decline_text(transaction) {
+  if (!transaction.decline_reason) return '—';
+  const by = transaction.declined_by ? ` (rule ${transaction.declined_by.rule_type} of ${transaction.declined_by.spending_control_id})` : '';
+  return `${humanize(transaction.decline_reason)}${by}`;
+}
+
+function transaction_list(context, card_id, reload) {
+  const step = (transaction, name, text) => action_button(text, async () => {
+    await post(`/v1/sandbox/card_transactions/${encodeURIComponent(transaction.id)}/${name}`);
+    context.announce(`Transaction ${text.toLowerCase()}d.`);
+    reload();
+  }, { label: `${text} ${transaction.id}` });
+  return paged_table({
+    path: `/v1/cards/${encodeURIComponent(card_id)}/transactions`,
+    plural: 'transactions',
+    caption: 'Card transactions, newest first',
+    route: context.route,
+    empty: 'No transactions yet.',
+    columns: [
+      ['When', (transaction) => time(transaction.inserted_at)],
+      ['Merchant', (transaction) => `${transaction.merchant?.name ?? '—'} (MCC ${transaction.merchant?.mcc ?? '—'})`],
+      ['Channel', (transaction) => humanize(transaction.channel)],
+      ['Amount', (transaction) => h('span', { class: 'money' }, formatMoney(transaction.amount))],
+      ['Result', (transaction) => humanize(transaction.type)],
+      ['State', (transaction) => transaction.state],
+      ['Decline reason', decline_text],
+      ['ISO 8583', (transaction) => transaction.iso8583_code],
+      ...(context.is_sandbox ? [['', (transaction) => (transaction.state === 'pending'
+        ? h('span', { class: 'row-actions' }, step(transaction, 'capture', 'Capture'), step(transaction, 'reverse', 'Reverse'))
+        : '')]] : []),
+    ],
+  });
+}
+
+export async function render(context) {
+  const id = context.params.id;
+  const card = await get(`/v1/cards/${encodeURIComponent(id)}`);
+  const transactions = h('div', { id: 'transaction-list' });
+  const reload = () => context.reload();
+  await load_into(transactions, () => transaction_list(context, id, reload));
+  const limits = card.spending_limits ?? [];
+  return h('div', {},
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/cards' }, 'Cards'), ' / ', `•••• ${card.last_four}`),
+    h('h1', {}, `Card •••• ${card.last_four}`),
+    section('Card', details_list([
+      ['State', card_state(card.state)],
+      ['Type', card.type],
+      ['Nickname', card.nickname ?? '—'],
+      ['Available', h('span', { class: 'money' }, formatMoney(card.balance?.available))],
+      ['Posted', h('span', { class: 'money' }, formatMoney(card.balance?.posted))],
+      ['Expires', `${String(card.expiration_month).padStart(2, '0')}/${card.expiration_year}`],
+      ['Account', code(card.account_id)],
+      ['Cardholder', card.cardholder ? `${card.cardholder.first_name ?? ''} ${card.cardholder.last_name ?? ''}`.trim() : '—'],
+      ['Id', code(card.id)],
+      ['Issued', time(card.inserted_at)],
+    ]), context.is_sandbox ? h('p', {}, h('a', { href: href('/sandbox', { card: card.id }) }, 'Authorize a purchase on this card')) : null),
+    limits.length ? section('Spending limits', table('Spending limits that apply to this card', [
+      ['Rule', (limit) => `${humanize(limit.rule_type)} (${limit.window})`],
+      ['Limit', (limit) => formatMoney(limit.limit)],
+      ['Used', (limit) => formatMoney(limit.used)],
+      ['Remaining', (limit) => formatMoney(limit.remaining)],
+      ['Window ends', (limit) => time(limit.window_end)],
+    ], limits)) : null,
+    section('Transactions', transactions));
+}

@@ -1,0 +1,112 @@
+// One collection: its limits and keys, a QR code created here (its image shown and
+// downloadable), and its payment attempts.
+import { h, field, input, select, section, code, details_list, clear, link } from '../dom.js';
+import { get, post } from '../api.js';
+import { time } from '../components.js';
+import { formatMoney, formatAmountInput, humanize } from '../format.js';
+import { action_form, amount_field, paged_table, read_amount, load_into } from '../ui.js';
+import { href } from '../router.js';
+import { collection_state } from './collections.js';
+
+export const title = 'Collection';
+
+function attempt_list(context, id) {
+  return paged_table({
+    path: `/api/v1/collections/${encodeURIComponent(id)}/attempts`,
+    plural: 'attempts',
+    caption: 'Payment attempts, newest first',
+    route: context.route,
+    empty: 'No attempts yet.',
+    columns: [
+      ['When', (attempt) => time(attempt.inserted_at)],
+      ['Amount', (attempt) => h('span', { class: 'money' }, formatMoney(attempt.amount))],
+      ['State', (attempt) => attempt.state],
+      ['Reason', (attempt) => humanize(attempt.state_reason)],
+      ['Payer', (attempt) => `${attempt.payer?.name ?? '—'} (${attempt.payer?.document_type ?? ''} ${attempt.payer?.document_number ?? ''})`],
+      ['QR code', (attempt) => (attempt.qr_code_id ? code(attempt.qr_code_id) : '—')],
+    ],
+  });
+}
+
+// The QR just created: its PNG (the API sends it as a data: URL, on creation only), a link
+// that downloads it, and its payload.
+function show_qr(context, collection, qr) {
+  const amount_text = qr.amount ? formatMoney(qr.amount) : 'any amount';
+  return h('div', { class: 'qr success', id: 'qr-result' },
+    h('figure', {},
+      h('img', { src: qr.image, width: '240', height: '240', class: 'qr-image',
+        alt: `QR code for key ${qr.key_value}, ${amount_text}` }),
+      h('figcaption', {}, `${qr.usage_mode === 'single_use' ? 'Dynamic' : 'Static'} QR, ${amount_text}`)),
+    h('p', {}, h('a', { href: qr.image, download: `${qr.id}.png`, class: 'button secondary' }, 'Download PNG')),
+    details_list([
+      ['QR id', code(qr.id)],
+      ['Payment id', code(qr.payment_id)],
+      ['Key', `${qr.key_type} ${qr.key_value}`],
+      ['Expires', time(qr.expires_at)],
+      ['EMVCo payload', h('code', { class: 'wrap' }, qr.emvco)],
+    ]),
+    context.is_sandbox ? h('p', {}, link(href('/sandbox', {
+      key_type: qr.key_type, key_value: qr.key_value, payment_id: qr.payment_id,
+      amount: qr.amount ? formatAmountInput(qr.amount.amount) : '', collection: collection.id,
+    }), 'Simulate a payment on this QR')) : null);
+}
+
+function qr_form(context, collection) {
+  const slot = h('div', { class: 'created' });
+  const form = action_form({
+    label: 'Create a QR code',
+    button: 'Create QR code',
+    fields: [h('div', { class: 'grid' },
+      field('Kind', select('usage_mode', [['multiple_use', 'static (multiple use)'], ['single_use', 'dynamic (single use)']])),
+      amount_field('amount', 'Amount (required for dynamic)'),
+      field('Expires in seconds (dynamic only)', input('expiration_seconds', { type: 'number', min: '1', max: '6220800', inputmode: 'numeric' })),
+      field('Error correction', select('error_correction_level', [['medium', 'medium'], ['low', 'low'], ['quarter', 'quarter'], ['high', 'high']])),
+      field('Image width (pixels)', input('image_width', { type: 'number', min: '400', max: '2048', value: '400', inputmode: 'numeric' })))],
+    submit: (form_element) => {
+      const body = {
+        usage_mode: form_element.elements.usage_mode.value,
+        error_correction_level: form_element.elements.error_correction_level.value,
+      };
+      const amount = read_amount(form_element, 'amount', { required: false });
+      if (amount) body.amount = amount;
+      const expiration = form_element.elements.expiration_seconds.value.trim();
+      if (expiration) body.expiration_seconds = Number(expiration);
+      const width = form_element.elements.image_width.value.trim();
+      if (width) body.image_width = Number(width);
+      return post(`/api/v1/collections/${encodeURIComponent(collection.id)}/qr`, body);
+    },
+    done: (qr) => {
+      clear(slot).append(show_qr(context, collection, qr));
+      context.announce('QR code created.');
+    },
+  });
+  return [form, slot];
+}
+
+export async function render(context) {
+  const id = context.params.id;
+  const collection = await get(`/api/v1/collections/${encodeURIComponent(id)}`);
+  const attempts = h('div', { id: 'attempt-list' });
+  await load_into(attempts, () => attempt_list(context, id));
+  const payable = collection.state === 'ready' || collection.state === 'minimum_paid';
+  return h('div', {},
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/collections' }, 'Collections'), ' / ', collection.external_id),
+    h('h1', {}, `Collection ${collection.nickname || collection.external_id}`),
+    section('Collection', details_list([
+      ['State', collection_state(collection.state)],
+      ['Paid', formatMoney(collection.paid_amount)],
+      ['Remaining', formatMoney(collection.remaining_amount)],
+      ['Payments between', `${formatMoney(collection.minimum_attempt_amount)} and ${formatMoney(collection.maximum_attempt_amount)}`],
+      ['Collect between', `${formatMoney(collection.total_minimum_amount)} and ${formatMoney(collection.total_maximum_amount)}`],
+      ['Usage', humanize(collection.usage_mode)],
+      ['Key', collection.key ? `${collection.key.type} ${collection.key.value}` : '—'],
+      ['Receptor account', code(collection.tenant_account_id)],
+      ['External id', collection.external_id],
+      ['Id', code(collection.id)],
+      ['Expires', time(collection.expires_at)],
+      ['Created', time(collection.inserted_at)],
+    ])),
+    payable ? section('Create a QR code', qr_form(context, collection))
+      : section('QR codes', h('p', {}, `A ${collection.state} collection cannot get new QR codes.`)),
+    section('Attempts', attempts));
+}

@@ -1,0 +1,77 @@
+// One webhook endpoint: its settings, rotate its secret (shown once), enable or disable it,
+// and its delivery log with each attempt's status and a replay of its event.
+import { h, code, section, badge, clear, details_list } from '../dom.js';
+import { get, post, patch, del } from '../api.js';
+import { secret, time } from '../components.js';
+import { action_button, paged_table, load_into } from '../ui.js';
+import { go } from '../router.js';
+import { endpoint_state } from './webhooks.js';
+
+export const title = 'Webhook endpoint';
+
+function delivery_status(delivery) {
+  if (delivery.delivered) return badge(`${delivery.status_code} delivered`, 'good');
+  return badge(delivery.status_code ? `${delivery.status_code} failed` : 'no response', 'bad');
+}
+
+function delivery_list(context, endpoint_id) {
+  const path = `/v1/webhook_endpoints/${encodeURIComponent(endpoint_id)}`;
+  return paged_table({
+    path: `${path}/deliveries`,
+    plural: 'deliveries',
+    caption: 'Delivery attempts, newest first',
+    route: context.route,
+    empty: 'No deliveries yet: events that happen from now on are sent here.',
+    columns: [
+      ['Event', (delivery) => h('span', {}, delivery.event_type, h('br'), code(delivery.event_id))],
+      ['Attempt', (delivery) => `${delivery.attempt}${delivery.replay ? ' (replay)' : ''}`],
+      ['Status', delivery_status],
+      ['Latency', (delivery) => `${delivery.latency_ms} ms`],
+      ['Error', (delivery) => delivery.error ?? '—'],
+      ['Attempted', (delivery) => time(delivery.attempted_at)],
+      ['Next try', (delivery) => time(delivery.next_attempt_at)],
+      ['', (delivery) => action_button('Replay', async () => {
+        await post(`${path}/deliveries/${encodeURIComponent(delivery.event_id)}/replay`);
+        context.announce(`Event ${delivery.event_id} queued again.`);
+      }, { label: `Replay ${delivery.event_type} ${delivery.event_id}` })],
+    ],
+  });
+}
+
+export async function render(context) {
+  const id = context.params.id;
+  const path = `/v1/webhook_endpoints/${encodeURIComponent(id)}`;
+  const endpoint = await get(path);
+  const secret_slot = h('div', { class: 'created' });
+  const deliveries = h('div', { id: 'delivery-list' });
+  await load_into(deliveries, () => delivery_list(context, id));
+  const actions = h('div', { class: 'actions' },
+    action_button('Rotate secret', async () => {
+      const rotated = await post(`${path}/rotate_secret`);
+      clear(secret_slot).append(h('div', { class: 'success' },
+        h('p', {}, 'The old secret keeps signing for 24 hours, next to the new one.'),
+        secret('new signing secret', rotated.secret)));
+      context.announce('Secret rotated. Copy the new one now: it is shown only once.');
+    }, { confirm_text: 'Rotate the signing secret? The old one keeps signing for 24 hours.' }),
+    action_button(endpoint.enabled ? 'Disable' : 'Enable', async () => {
+      await patch(path, { enabled: !endpoint.enabled });
+      context.reload();
+    }),
+    action_button('Delete', async () => {
+      await del(path);
+      go('/webhooks');
+    }, { confirm_text: `Delete the endpoint ${endpoint.url}? Nothing more is sent to it.`, classes: 'danger' }),
+    action_button('Refresh deliveries', () => load_into(deliveries, () => delivery_list(context, id))));
+  return h('div', {},
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhook endpoints'), ' / ', code(id)),
+    h('h1', {}, 'Webhook endpoint'),
+    section('Endpoint', details_list([
+      ['URL', endpoint.url],
+      ['Id', code(endpoint.id)],
+      ['Description', endpoint.description ?? '—'],
+      ['Events', endpoint.event_types?.length ? endpoint.event_types.join(', ') : 'all'],
+      ['State', endpoint_state(endpoint)],
+      ['Created', time(endpoint.inserted_at)],
+    ]), actions, secret_slot),
+    section('Deliveries', deliveries));
+}

@@ -1,0 +1,192 @@
+// What the browser tests share: a real `tesoro` server of their own (SQLite in a temp folder,
+// or a fresh PostgreSQL database when TESORO_TEST_DATABASE_URL is set), Debian's chromium
+// driven by playwright-core (never a downloaded browser), screenshots, and page checks.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo_root = path.resolve(here, '..', '..');
+const tesoro_bin = process.env.TESORO_BIN ?? path.join(repo_root, process.env.BUILD_DIR ?? 'build', 'tesoro');
+const chromium_path = process.env.TESORO_CHROMIUM ?? '/usr/bin/chromium';
+
+// Screenshots of every page, for people to look at (docs/console.md says where).
+export const output_dir = process.env.TESORO_TEST_OUTPUT ??
+  path.join(repo_root, process.env.BUILD_DIR ?? 'build', 'test-output', 'console',
+    process.env.TESORO_TEST_DATABASE_URL ? 'postgresql' : 'sqlite');
+
+export const engine = process.env.TESORO_TEST_DATABASE_URL ? 'postgresql' : 'sqlite';
+
+async function free_port() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// A fresh empty PostgreSQL database next to the one TESORO_TEST_DATABASE_URL names.
+function fresh_database_url(base) {
+  const name = `tesoro_browser_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+  execFileSync('psql', [base, '-qAtc', `CREATE DATABASE ${name}`], { stdio: 'pipe' });
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function run_json(args) {
+  const out = execFileSync(tesoro_bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return JSON.parse(out);
+}
+
+export class Server {
+  async start() {
+    this.data_dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tesoro-browser-'));
+    this.port = await free_port();
+    this.base_url = `http://127.0.0.1:${this.port}`;
+    const database = process.env.TESORO_TEST_DATABASE_URL;
+    this.store_flags = database ? ['--database-url', fresh_database_url(database)] : ['--data', this.data_dir];
+    const public_url = ['--public-url', this.base_url];
+    this.first = run_json(['init', ...this.store_flags, ...public_url, '--json']);
+    this.second = run_json(['tenant', 'create', ...this.store_flags, '--name', 'Second tenant', ...public_url, '--json']);
+    await this.serve([]);
+    return this;
+  }
+
+  // `tesoro serve` on this store and port, with `extra` flags (`--environment production`).
+  async serve(extra) {
+    const log = fs.openSync(path.join(this.data_dir, 'server.log'), 'a');
+    this.process = spawn(tesoro_bin, ['serve', '--listen', `127.0.0.1:${this.port}`, ...this.store_flags,
+      '--public-url', this.base_url, '--rate-limit', '0', '--log-level', 'info', ...extra],
+    { stdio: ['ignore', log, log] });
+    fs.closeSync(log); // the child has its own copy
+    this.exited = new Promise((resolve) => this.process.on('exit', resolve));
+    const deadline = Date.now() + 30000;
+    while (Date.now() < deadline) {
+      try {
+        const response = await fetch(`${this.base_url}/healthz`);
+        if (response.status === 200) return this;
+      } catch {
+        // not listening yet
+      }
+      if (this.process.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`tesoro serve did not become healthy; log:\n${fs.readFileSync(path.join(this.data_dir, 'server.log'), 'utf8')}`);
+  }
+
+  // Another command of the CLI on this server's store (`tesoro tenant create ...`).
+  command(args) {
+    return run_json([...args.slice(0, 2), ...this.store_flags, ...args.slice(2)]);
+  }
+
+  // The same store served again with other flags.
+  async restart(extra) {
+    await this.halt();
+    await this.serve(extra);
+  }
+
+  async halt() {
+    if (this.process && this.process.exitCode === null) {
+      this.process.kill('SIGTERM');
+      const timer = setTimeout(() => this.process.kill('SIGKILL'), 10000);
+      await this.exited;
+      clearTimeout(timer);
+    }
+  }
+
+  async stop() {
+    await this.halt();
+    if (this.data_dir) fs.rmSync(this.data_dir, { recursive: true, force: true });
+  }
+}
+
+// One browser per user: a fresh profile folder (--user-data-dir) of its own, so cookies never
+// cross between the users a test signs in.
+export async function open_browser(width = 1280, height = 900) {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tesoro-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: chromium_path,
+    headless: true,
+    viewport: { width, height },
+    acceptDownloads: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // 4xx answers the tests provoke on purpose are logged by the browser as "Failed to load
+    // resource"; anything else logged as an error (a CSP refusal, an exception) is a problem.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      problems.push(`console error: ${message.text()}`);
+    }
+  });
+  page.on('dialog', (dialog) => dialog.accept());
+  return {
+    context, page, problems,
+    async close() {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+// Every visible form control has a label (a <label for>, or aria-label).
+export async function unlabelled_controls(page) {
+  return page.$$eval('input:not([type=hidden]), select, textarea', (controls) => controls
+    .filter((control) => control.labels.length === 0 && !control.getAttribute('aria-label') &&
+      !control.getAttribute('aria-labelledby'))
+    .map((control) => control.outerHTML));
+}
+
+// A screenshot of the page as it is now, in the output folder.
+export async function screenshot(page, name) {
+  fs.mkdirSync(output_dir, { recursive: true });
+  const file = path.join(output_dir, `${name}.png`);
+  await page.mouse.move(0, 0); // no hover highlight left where the last click was
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+// Open a console route and wait until its page has drawn (the main heading is there and the
+// page is not busy).
+export async function visit(page, base_url, route, heading) {
+  await page.goto(`${base_url}/console/#${route}`);
+  await settle(page, heading);
+}
+
+export async function settle(page, heading) {
+  await page.waitForFunction(() => {
+    const main = document.getElementById('main');
+    return main && !main.hasAttribute('aria-busy') && main.querySelector('h1');
+  });
+  if (heading) await page.locator('main h1', { hasText: heading }).first().waitFor();
+}
+
+// The same call the console makes, from inside the page (the session cookie goes with it).
+export async function console_api(page, method, api_path, { body, csrf = method !== 'GET' } = {}) {
+  return page.evaluate(async ({ method, api_path, body, csrf }) => {
+    const headers = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (csrf) {
+      const session = await (await fetch('/console/api/session')).json();
+      headers['X-CSRF-Token'] = session.csrf_token;
+    }
+    const response = await fetch(`/console/api${api_path}`, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json = null;
+    try { json = JSON.parse(text); } catch { /* not JSON */ }
+    return { status: response.status, body: json };
+  }, { method, api_path, body, csrf });
+}
