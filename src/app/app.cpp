@@ -195,6 +195,16 @@ http::Response App::handle(http::Request& request) {
   return response;
 }
 
+bool App::runs_inline(const http::Request& request) const {
+  if (request.method != "GET" && request.method != "HEAD") return false;
+  if (store_->engine() == store::Engine::sqlite) return true;
+  std::string_view path(request.target);
+  path = path.substr(0, path.find('?'));
+  http::RouteMatch match = router_.match(k_get, path);
+  return match.outcome != http::RouteMatch::Outcome::found ||
+         !routes_[match.route_index].touches_store;
+}
+
 std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
   if (route.auth == api::AuthKind::none) return std::nullopt;
   auth::Surface surface =
