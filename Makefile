@@ -20,6 +20,7 @@ test: build
 	@BUILD_DIR=$(BUILD_DIR) scripts/test
 
 bench: build
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target bench_reference
 	@BUILD_DIR=$(BUILD_DIR) bench/run
 
 clean:

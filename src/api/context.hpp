@@ -140,6 +140,10 @@ struct RouteSpec {
   bool sandbox_only = false;
   // Operations endpoints (health, metrics) are probed by machines and are not rate limited.
   bool rate_limited = true;
+  // False for handlers that answer from memory alone (health, metrics): they run on the I/O
+  // thread on every engine (App::runs_inline). A GET handler only ever reads: on SQLite every
+  // GET runs there.
+  bool touches_store = true;
 };
 using Routes = std::vector<RouteSpec>;
 // Each endpoint group has one `void add_<group>_routes(Routes&)`, listed in route_groups.cpp.

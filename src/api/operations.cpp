@@ -37,10 +37,13 @@ void add_operations_routes(Routes& routes) {
   struct Entry {
     const char* pattern;
     Handler handler;
+    bool touches_store;
   };
-  for (const Entry& entry : {Entry{"/healthz", healthz}, Entry{"/readyz", readyz},
-                             Entry{"/metrics", metrics_text}, Entry{"/openapi.yaml", openapi}}) {
-    routes.push_back({"GET", entry.pattern, AuthKind::none, "", entry.handler, false, false});
+  for (const Entry& entry :
+       {Entry{"/healthz", healthz, false}, Entry{"/readyz", readyz, true},
+        Entry{"/metrics", metrics_text, false}, Entry{"/openapi.yaml", openapi, false}}) {
+    routes.push_back({"GET", entry.pattern, AuthKind::none, "", entry.handler, false, false,
+                      entry.touches_store});
   }
 }
 

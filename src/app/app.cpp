@@ -241,6 +241,17 @@ std::optional<Error> App::authenticate_console(api::Context& context,
   return std::nullopt;
 }
 
+bool App::runs_inline(const http::Request& request) const {
+  if (request.method != "GET" && request.method != "HEAD") return false;
+  if (store_->engine() == store::Engine::sqlite) return true;
+  std::string path = request.target.substr(0, request.target.find('?'));
+  // Console pages are served from memory; the console's API reads its session first.
+  if (api::is_console_path(path)) return !api::is_console_api_path(path);
+  http::RouteMatch match = router_.match(k_get, path);
+  return match.outcome != http::RouteMatch::Outcome::found ||
+         !routes_[match.route_index].touches_store;
+}
+
 std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
   if (api::is_console_api_path(context.path)) return authenticate_console(context, route);
   if (route.auth == api::AuthKind::none) return std::nullopt;

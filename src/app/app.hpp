@@ -28,6 +28,11 @@ class App {
   // Never throws: every failure becomes an envelope.
   http::Response handle(http::Request& request);
   http::Response render_transport_error(const Error& error, const http::Request& request);
+  // Whether handle(request) runs on the I/O thread (http::Handlers::runs_inline): requests that
+  // only read memory (health, metrics, no route), and on SQLite every GET and HEAD, whose reads
+  // are WAL snapshots that never wait for the writer. Writes wait for their group commit and
+  // PostgreSQL reads for the network: those go to a worker.
+  bool runs_inline(const http::Request& request) const;
   // The background workers (workers::Runner): the sweeper of expired idempotency records and
   // tokens, the event sequencer, and each module's job workers.
   void start_background();

@@ -418,6 +418,7 @@ int command_serve(const Config& config) {
   App app(config, std::move(store), std::move(card_numbers));
   http::Handlers handlers;
   handlers.handle = [&app](http::Request& request) { return app.handle(request); };
+  handlers.runs_inline = [&app](const http::Request& request) { return app.runs_inline(request); };
   handlers.render_error = [&app](const Error& error, const http::Request& request) {
     return app.render_transport_error(error, request);
   };

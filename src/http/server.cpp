@@ -123,6 +123,9 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = request_keep_alive_;
     server_.in_flight.fetch_add(1);
     metrics::add_in_flight(1);
+    if (server_.handlers.runs_inline && server_.handlers.runs_inline(request)) {
+      return write(server_.handlers.handle(request), true);
+    }
     asio::post(server_.workers, [self = shared_from_this(), request = std::move(request)]() mutable {
       Response response = self->server_.handlers.handle(request);
       asio::post(self->stream_.get_executor(),

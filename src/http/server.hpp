@@ -20,6 +20,10 @@ struct ServerOptions {
 struct Handlers {
   // Runs on a worker thread; may block on the database. Must not throw.
   std::function<Response(Request&)> handle;
+  // Whether handle() of this request never waits long (no commit to wait for, no lock, no
+  // network): such requests run on the I/O thread that read them, without the two thread hops
+  // to a worker and back. Empty: every request goes to a worker.
+  std::function<bool(const Request&)> runs_inline;
   // Renders an error found before a request could be handed over (too large, malformed).
   std::function<Response(const Error&, const Request&)> render_error;
   // Called once the listener is bound, with the actual port.

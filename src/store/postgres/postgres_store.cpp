@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/limits.hpp"
@@ -58,7 +59,10 @@ class Connection {
   void ensure_open() {
     if (conn_ && PQstatus(conn_) == CONNECTION_OK) return;
     if (conn_) PQfinish(conn_);
+    conn_ = nullptr;
     statements_.clear();
+    pending_begin_ = nullptr;
+    commit_in_flight_ = false;
     // Defaults first, the operator's URL after them: the URL wins where it says otherwise.
     // Timeouts make a vanished server an error within seconds instead of a hang; the session
     // settings are what durability and the locking design assume.
@@ -80,12 +84,66 @@ class Connection {
   }
 
   void exec_plain(const char* sql) {
+    settle();
     PGresult* result = PQexec(conn_, sql);
     check(result, sql);
     PQclear(result);
   }
 
   std::int64_t run(std::string_view sql, const Params& params, Rows* rows) {
+    settle();
+    if (!pending_begin_) return execute(sql, params, rows, nullptr);
+    const char* begin_sql = std::exchange(pending_begin_, nullptr);
+    try {
+      return execute(sql, params, rows, begin_sql);
+    } catch (const PgError& failure) {
+      // The unit's first statement: nothing of its transaction ran before, so on a pooled
+      // connection that died while idle (the server restarted) it is safe to reconnect once and
+      // send both again. A statement's own error (a constraint, a deadlock) is the unit's.
+      if (!broken() && !failure.unavailable()) throw;
+      PQfinish(conn_);
+      conn_ = nullptr;
+      ensure_open();
+      return execute(sql, params, rows, begin_sql);
+    }
+  }
+
+  // Starts a transaction lazily: its BEGIN travels with the unit's first statement, in one round
+  // trip (libpq pipeline mode), and a unit that runs no statement sends neither BEGIN nor COMMIT.
+  void begin(const char* sql) {
+    settle();
+    pending_begin_ = sql;
+  }
+
+  // Ends a read-only transaction without waiting for the answer: COMMIT is sent, and its answer
+  // read by the connection's next user (settle()), by when it has arrived. The server ends the
+  // transaction, and drops its snapshot, as soon as it reads the COMMIT; a read-only one has
+  // nothing to make durable, so nobody needs to wait for it.
+  void end_read() {
+    if (std::exchange(pending_begin_, nullptr)) return;  // no statement ran: no transaction
+    if (PQsendQuery(conn_, "COMMIT") == 1) {
+      commit_in_flight_ = true;
+    } else {
+      PQfinish(conn_);  // the next use reconnects
+      conn_ = nullptr;
+    }
+  }
+
+  void rollback() {
+    if (std::exchange(pending_begin_, nullptr)) return;
+    exec_plain("ROLLBACK");
+  }
+
+ private:
+  // Reads the answer of the COMMIT that end_read() sent. A failure there changes nothing (the
+  // transaction only read); a connection it broke is reopened by ensure_open().
+  void settle() {
+    if (!std::exchange(commit_in_flight_, false)) return;
+    while (PGresult* result = PQgetResult(conn_)) PQclear(result);
+  }
+
+  std::int64_t execute(std::string_view sql, const Params& params, Rows* rows,
+                       const char* begin_sql) {
     const std::string& name = prepare(sql);
     std::vector<std::string> texts(params.size());
     std::vector<const char*> values(params.size(), nullptr);
@@ -97,8 +155,10 @@ class Connection {
         values[i] = text->c_str();
       }
     }
-    PGresult* result = PQexecPrepared(conn_, name.c_str(), static_cast<int>(params.size()),
-                                      values.data(), nullptr, nullptr, 0);
+    int count = static_cast<int>(params.size());
+    PGresult* result = begin_sql ? exec_with_begin(begin_sql, name, count, values.data())
+                                 : PQexecPrepared(conn_, name.c_str(), count, values.data(),
+                                                  nullptr, nullptr, 0);
     check(result, sql);
     if (rows) {
       int row_count = PQntuples(result);
@@ -121,18 +181,62 @@ class Connection {
     return changed;
   }
 
-  bool broken() const { return !conn_ || PQstatus(conn_) != CONNECTION_OK; }
-
-  // Starts a transaction. A pooled connection may have died while idle (the server restarted);
-  // nothing has run on it yet, so it is safe to reconnect once and begin again.
-  void begin(const char* sql) {
-    try {
-      exec_plain(sql);
-    } catch (const PgError&) {
-      if (!reopen_if_dead()) throw;
-      exec_plain(sql);
+  // BEGIN and a prepared statement in one round trip: the statement's result, or a throw when
+  // BEGIN failed.
+  PGresult* exec_with_begin(const char* begin_sql, const std::string& name, int count,
+                            const char* const* values) {
+    if (PQenterPipelineMode(conn_) != 1) {
+      exec_plain(begin_sql);
+      return PQexecPrepared(conn_, name.c_str(), count, values, nullptr, nullptr, 0);
     }
+    bool sent = PQsendQueryParams(conn_, begin_sql, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
+                PQsendQueryPrepared(conn_, name.c_str(), count, values, nullptr, nullptr, 0) == 1 &&
+                PQpipelineSync(conn_) == 1;
+    PGresult* begun = sent ? next_query_result() : nullptr;
+    PGresult* result = sent ? next_query_result() : nullptr;
+    bool synced = sent && await_sync();
+    if (!synced || PQexitPipelineMode(conn_) != 1) {
+      PQclear(begun);
+      PQclear(result);
+      std::string message = conn_ ? PQerrorMessage(conn_) : "";
+      PQfinish(conn_);  // out of step with the server: the next use reconnects
+      conn_ = nullptr;
+      throw PgError("pipeline failed: " + message, "08006", true);
+    }
+    if (PQresultStatus(begun) != PGRES_COMMAND_OK) {
+      PQclear(result);
+      check(begun, begin_sql);  // throws
+    }
+    PQclear(begun);
+    return result;
   }
+
+  // In pipeline mode: the next query's result, and the NULL that ends it.
+  PGresult* next_query_result() {
+    PGresult* result = PQgetResult(conn_);
+    if (result && PQresultStatus(result) != PGRES_PIPELINE_SYNC) {
+      while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+    }
+    return result;
+  }
+
+  // Reads up to the pipeline's sync point; false when the connection fails first.
+  bool await_sync() {
+    for (int reads = 0; reads < 8; ++reads) {
+      PGresult* result = PQgetResult(conn_);
+      if (!result) {
+        if (broken()) return false;
+        continue;
+      }
+      bool sync = PQresultStatus(result) == PGRES_PIPELINE_SYNC;
+      PQclear(result);
+      if (sync) return true;
+    }
+    return false;
+  }
+
+ public:
+  bool broken() const { return !conn_ || PQstatus(conn_) != CONNECTION_OK; }
 
   // After a failure: true when the connection was dead (the server restarted) and has been
   // opened again; false when it is alive, so the failure was the statement's own.
@@ -151,6 +255,8 @@ class Connection {
 
   // COMMIT of a transaction that failed earlier answers "ROLLBACK": that is not a commit.
   void commit() {
+    if (std::exchange(pending_begin_, nullptr)) return;  // no statement ran: nothing to commit
+    settle();
     PGresult* result = PQexec(conn_, "COMMIT");
     check(result, "COMMIT");
     std::string tag = PQcmdStatus(result);
@@ -184,6 +290,8 @@ class Connection {
   std::string url_;
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> statements_;
+  const char* pending_begin_ = nullptr;  // begin() before the unit's first statement
+  bool commit_in_flight_ = false;        // end_read() sent COMMIT; settle() reads its answer
 };
 
 using PgTx = ConnectionTx<Connection, Engine::postgres>;
@@ -206,7 +314,7 @@ class PostgresStore final : public Store {
       connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       PgTx tx(connection);
       fn(tx);
-      connection.commit();
+      connection.end_read();
     });
   }
 
@@ -232,7 +340,7 @@ class PostgresStore final : public Store {
           PgTx tx(connection);
           bool keep = fn(tx);
           if (keep) connection.commit();
-          else connection.exec_plain("ROLLBACK");
+          else connection.rollback();
         });
         return;
       } catch (const PgError& failure) {
@@ -255,7 +363,7 @@ class PostgresStore final : public Store {
     } catch (...) {
       if (!connection->broken()) {
         try {
-          connection->exec_plain("ROLLBACK");
+          connection->rollback();
         } catch (const StoreError&) {  // nothing more to undo
         }
       }
