@@ -15,6 +15,7 @@ const char* reason_phrase(int status) {
     case 201: return "Created";
     case 202: return "Accepted";
     case 204: return "No Content";
+    case 304: return "Not Modified";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";

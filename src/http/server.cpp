@@ -166,35 +166,52 @@ class Session : public std::enable_shared_from_this<Session> {
     write(server_.handlers.render_error(error, partial), true);
   }
 
+  // The response head is written by hand into one buffer with the body: Beast's serializer
+  // walks a chain of buffer views per field and cost about 15k instructions per response
+  // (callgrind), more than the rest of a small request together. The rules kept: Content-Length
+  // on every answer but 204 and 304 (for HEAD, the length a GET would have, without the body),
+  // `Connection: close` when an HTTP/1.1 connection ends, `keep-alive` when an HTTP/1.0 one stays.
   void write(Response&& response, bool counted) {
-    auto message = std::make_shared<bhttp::response<bhttp::string_body>>();
-    message->version(version_);
-    message->result(static_cast<unsigned>(response.status));
-    message->reason(reason_phrase(response.status));  // as the envelope's `code` says it
-    message->set(bhttp::field::server, "tesoro");
-    for (auto& [name, value] : response.headers) message->insert(name, value);
     bool keep = keep_alive_ && !server_.stopping.load();
-    message->keep_alive(keep);
-    if (response.status != 204) {
-      message->set(bhttp::field::content_type, response.content_type);
-      if (head_) {
-        message->content_length(response.body.size());  // the length a GET would have; no body
-      } else {
-        message->body() = std::move(response.body);
-        message->prepare_payload();
-      }
+    bool no_body = response.status == 204 || response.status == 304;
+    auto out = std::make_shared<std::string>();
+    std::string& text = *out;
+    text.reserve(256 + response.body.size());
+    text += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    text += std::to_string(response.status);
+    text += ' ';
+    text += reason_phrase(response.status);  // as the envelope's `code` says it
+    text += "\r\n";
+    append_field(text, "Server", "tesoro");
+    for (const auto& [name, value] : response.headers) append_field(text, name, value);
+    if (!no_body) {
+      append_field(text, "Content-Type", response.content_type);
+      append_field(text, "Content-Length", std::to_string(response.body.size()));
     }
+    if (version_ >= 11 && !keep) append_field(text, "Connection", "close");
+    if (version_ < 11 && keep) append_field(text, "Connection", "keep-alive");
+    text += "\r\n";
+    if (!no_body && !head_) text += response.body;
     stream_.expires_after(std::chrono::milliseconds(limits::k_write_timeout_ms));
-    bhttp::async_write(stream_, *message,
-                       [self = shared_from_this(), message, keep, counted](beast::error_code ec,
-                                                                          std::size_t) {
-                         if (counted) {
-                           self->server_.in_flight.fetch_sub(1);
-                           metrics::add_in_flight(-1);
-                         }
-                         if (ec || !keep) return self->close();
-                         self->read();
-                       });
+    asio::async_write(stream_, asio::buffer(text),
+                      [self = shared_from_this(), out, keep, counted](beast::error_code ec,
+                                                                     std::size_t) {
+                        if (counted) {
+                          self->server_.in_flight.fetch_sub(1);
+                          metrics::add_in_flight(-1);
+                        }
+                        if (ec || !keep) return self->close();
+                        self->read();
+                      });
+  }
+
+  // One header line. Our values never hold CR or LF (a client's request id is checked before it
+  // is echoed); a stray one becomes a space rather than a second header.
+  static void append_field(std::string& text, std::string_view name, std::string_view value) {
+    for (char c : name) text += (c == '\r' || c == '\n') ? ' ' : c;
+    text += ": ";
+    for (char c : value) text += (c == '\r' || c == '\n') ? ' ' : c;
+    text += "\r\n";
   }
 
   void close() {
