@@ -106,6 +106,34 @@ TEST(Limits, HeadAnswersWithoutBodyAndExpectContinueIsHonoured) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(900));
 }
 
+// The response head is written by hand (http/server.cpp): Content-Length on every answer (for
+// HEAD, the length a GET would have), and Connection as each protocol version wants it.
+TEST(Limits, ConnectionAndLengthFollowTheProtocolVersion) {
+  Server& server = Server::shared();
+  const std::string get10 = "GET /healthz HTTP/1.0\r\n";
+  // HTTP/1.0 asking to stay open: told so, and the second request is answered on it.
+  std::string kept = server.raw(get10 + "Connection: keep-alive\r\n\r\n" + get10 +
+                                "Connection: keep-alive\r\n\r\n", 1000);
+  EXPECT_EQ(kept.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << kept;
+  EXPECT_NE(kept.find("Connection: keep-alive\r\n"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("HTTP/1.0 200", 10), std::string::npos) << kept;
+  // HTTP/1.0 by default closes after one answer, without a Connection header.
+  std::string closed = server.raw(get10 + "\r\n" + get10 + "\r\n");
+  EXPECT_EQ(closed.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << closed;
+  EXPECT_EQ(closed.find("HTTP/1.0 200", 10), std::string::npos) << closed;
+  EXPECT_EQ(closed.find("Connection:"), std::string::npos) << closed;
+  EXPECT_NE(closed.find("Content-Length: 15\r\n\r\n{\"status\":\"ok\"}"), std::string::npos) << closed;
+  // HTTP/1.1 asking to close: told so, one answer only.
+  std::string last = server.raw("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                                "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(last.find("Connection: close\r\n"), std::string::npos) << last;
+  EXPECT_EQ(last.find("HTTP/1.1 200", 10), std::string::npos) << last;
+  // HEAD: the GET's length, no body.
+  std::string head = server.raw("HEAD /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(head.find("Content-Length: 15\r\n"), std::string::npos) << head;
+  EXPECT_EQ(head.find("{"), std::string::npos) << head;
+}
+
 TEST(Limits, EnormousHeadersAreRefusedWithEnvelope) {
   Server& server = Server::shared();
   Reply reply = server.get("/healthz", {"X-Big: " + std::string(64 * 1024, 'b')});
