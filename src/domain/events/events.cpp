@@ -5,31 +5,66 @@
 
 namespace tesoro::events {
 
+namespace {
+
+// On SQLite the one writer runs a group's units one after the other and commits them together,
+// so a position taken inside a unit is already in commit order: events get theirs as they are
+// written, and the sequencer's extra update of every event row (about a seventh of the writer's
+// work per durable POST, by callgrind) is not needed. The position of the last event is read
+// once per statement; the writer's transaction makes it exclusive. PostgreSQL, whose
+// transactions commit in another order than they write, leaves it to the sequencer.
+bool positions_on_insert(const store::Tx& tx) { return tx.engine() == store::Engine::sqlite; }
+
+std::int64_t last_position(store::Tx& tx) {
+  return tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
+}
+
+// Wakes the sequencer, or, where events were positioned as they were written, their readers.
+void notify_emitted(store::Tx& tx) {
+  tx.notify(std::string(positions_on_insert(tx) ? k_sequenced_topic : k_emitted_topic));
+}
+
+}  // namespace
+
 std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view type,
                  std::string_view data_json, time::Micros now) {
   std::string id = ids::generate("evt");
-  tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES (?, ?, ?, ?, ?)",
-          {std::string(tenant_id), id, std::string(type), std::string(data_json),
-           time::iso(now)});
-  tx.notify(std::string(k_emitted_topic));
+  store::Params values{std::string(tenant_id), id, std::string(type), std::string(data_json),
+                       time::iso(now)};
+  if (positions_on_insert(tx)) {
+    values.emplace_back(last_position(tx) + 1);
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at, position) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            values);
+  } else {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES (?, ?, ?, ?, ?)",
+            values);
+  }
+  notify_emitted(tx);
   return id;
 }
 
 void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
   if (emissions.empty()) return;
+  const bool positioned = positions_on_insert(tx);
+  const std::size_t width = positioned ? 6 : 5;
+  std::int64_t position = positioned ? last_position(tx) : 0;
   store::Params values;
-  values.reserve(emissions.size() * 5);
+  values.reserve(emissions.size() * width);
   for (const Emission& emission : emissions) {
     values.emplace_back(emission.tenant_id);
     values.emplace_back(ids::generate("evt"));
     values.emplace_back(emission.type);
     values.emplace_back(emission.data_json);
     values.emplace_back(time::iso(emission.at));
+    if (positioned) values.emplace_back(++position);
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
-  store::exec_many(tx, "INSERT INTO events (tenant_id, id, type, data, inserted_at)", 5, "",
-                     std::move(values));
-  tx.notify(std::string(k_emitted_topic));
+  store::exec_many(tx,
+                   positioned ? "INSERT INTO events (tenant_id, id, type, data, inserted_at, position)"
+                              : "INSERT INTO events (tenant_id, id, type, data, inserted_at)",
+                   width, "", std::move(values));
+  notify_emitted(tx);
 }
 
 std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {

@@ -10,7 +10,9 @@
 // gives committed events positions above every position given before, under one lock across
 // nodes: positions are handed out in commit order of the sequencer's own units, and an event
 // is visible to readers only once it has one. Inside one transaction events keep the order in
-// which they were emitted.
+// which they were emitted. On SQLite, whose one writer commits units in the order it runs them,
+// emit() gives the position itself and the sequencer only positions rows an earlier version
+// left without one.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,7 +24,7 @@
 namespace tesoro::events {
 
 // The topic raised after a unit that emitted events commits (wakes the sequencer), and the one
-// raised after events got positions (wakes their readers).
+// raised after events got positions (wakes their readers; on SQLite raised by the emitting unit).
 inline constexpr std::string_view k_emitted_topic = "events";
 inline constexpr std::string_view k_sequenced_topic = "events.sequenced";
 
