@@ -5,6 +5,7 @@
 #include "core/ids.hpp"
 #include "domain/json_columns.hpp"
 #include "domain/events/events.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::ledger {
 
@@ -125,18 +126,9 @@ Result<AccountHolder> get_account_holder(store::Tx& tx, const std::string& tenan
 
 Result<PageOf<AccountHolder>> list_account_holders(store::Tx& tx, const std::string& tenant_id,
                                                    std::int64_t offset, std::int64_t limit) {
-  PageOf<AccountHolder> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM account_holders WHERE tenant_id = ?", {tenant_id})
-          ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM account_holders WHERE tenant_id = ? "
-                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<AccountHolder>(tx, k_columns, " FROM account_holders WHERE tenant_id = ?",
+                                          {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                          from_row);
 }
 
 }  // namespace tesoro::ledger

@@ -6,6 +6,7 @@
 #include "core/ids.hpp"
 #include "core/money.hpp"
 #include "domain/ledger/journal.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::ledger {
 namespace {
@@ -161,19 +162,10 @@ Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const s
 
 Result<PageOf<Account>> list_accounts(store::Tx& tx, const std::string& tenant_id,
                                       std::int64_t offset, std::int64_t limit) {
-  PageOf<Account> page;
-  page.total_items = tx.query_one("SELECT COUNT(*) FROM ledger_accounts WHERE tenant_id = ? AND "
-                                  "surface = 'core'",
-                                  {tenant_id})
-                         ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM ledger_accounts WHERE tenant_id = ? AND surface = 'core' "
-                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<Account>(tx, k_columns,
+                                    " FROM ledger_accounts WHERE tenant_id = ? AND surface = 'core'",
+                                    {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                    from_row);
 }
 
 Result<std::vector<Account>> list_tenant_accounts(store::Tx& tx, const std::string& tenant_id,
