@@ -8,6 +8,7 @@
 #include "domain/cards/cardholders.hpp"
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::cards {
 namespace {
@@ -124,17 +125,9 @@ Result<PageOf<ActivationLink>> list_activation_links(store::Tx& tx, const std::s
                             (card_id ? " AND card_id = ?" : "");
   const store::Params filter =
       card_id ? store::Params{tenant_id, *card_id} : store::Params{tenant_id};
-  const store::Params paged = card_id ? store::Params{tenant_id, *card_id, limit, offset}
-                                      : store::Params{tenant_id, limit, offset};
-  PageOf<ActivationLink> page;
-  page.total_items = tx.query_one("SELECT COUNT(*)" + where, filter)->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns + where +
-                    " ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                paged)) {
-    page.items.push_back(from_row(row, 0, now));
-  }
-  return page;
+  return store::query_page<ActivationLink>(
+      tx, k_columns, where, filter, "inserted_at DESC, id DESC", offset, limit,
+      [&](const store::Row& row) { return from_row(row, 0, now); });
 }
 
 Result<TokenLookup> look_up_token(store::Tx& tx, const std::string& token,

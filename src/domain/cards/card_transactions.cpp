@@ -13,6 +13,7 @@
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/journal.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::cards {
 namespace {
@@ -544,19 +545,8 @@ Result<PageOf<CardTransaction>> list_card_transactions(store::Tx& tx,
                                                        std::int64_t offset, std::int64_t limit) {
   auto card = get_card(tx, tenant_id, card_id);
   if (!card) return std::move(card).error();
-  PageOf<CardTransaction> page;
-  page.total_items = tx.query_one("SELECT COUNT(*) FROM card_transactions WHERE tenant_id = ? "
-                                  "AND card_id = ?",
-                                  {tenant_id, card_id})
-                         ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM card_transactions WHERE tenant_id = ? AND card_id = ? "
-                    "ORDER BY authorized_at_micros DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, card_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<CardTransaction>(tx, k_columns, " FROM card_transactions WHERE tenant_id = ? AND card_id = ?", {tenant_id, card_id}, "authorized_at_micros DESC, id DESC", offset, limit,
+                                 from_row);
 }
 
 std::int64_t expire_due(store::Tx& tx, time::Micros real_now, std::int64_t limit) {

@@ -5,6 +5,7 @@
 #include "core/ids.hpp"
 #include "domain/json_columns.hpp"
 #include "domain/events/events.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::cards {
 namespace {
@@ -130,18 +131,8 @@ Result<Cardholder> replace_cardholder(store::Tx& tx, const std::string& tenant_i
 
 Result<PageOf<Cardholder>> list_cardholders(store::Tx& tx, const std::string& tenant_id,
                                             std::int64_t offset, std::int64_t limit) {
-  PageOf<Cardholder> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM cardholders WHERE tenant_id = ?", {tenant_id})
-          ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM cardholders WHERE tenant_id = ? "
-                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<Cardholder>(tx, k_columns, " FROM cardholders WHERE tenant_id = ?", {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                 from_row);
 }
 
 }  // namespace tesoro::cards

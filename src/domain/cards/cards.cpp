@@ -254,17 +254,8 @@ Result<CardWithGroupControl> get_card_with_group_control(store::Tx& tx,
 
 Result<PageOf<Card>> list_cards(store::Tx& tx, const std::string& tenant_id,
                                 std::int64_t offset, std::int64_t limit) {
-  PageOf<Card> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM cards WHERE tenant_id = ?", {tenant_id})->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM cards WHERE tenant_id = ? ORDER BY inserted_at DESC, id DESC "
-                    "LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<Card>(tx, k_columns, " FROM cards WHERE tenant_id = ?", {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                 from_row);
 }
 
 namespace {

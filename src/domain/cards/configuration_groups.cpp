@@ -5,6 +5,7 @@
 #include "core/ids.hpp"
 #include "domain/events/events.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::cards {
 namespace {
@@ -91,18 +92,8 @@ Result<PageOf<ConfigurationGroup>> list_configuration_groups(store::Tx& tx,
                                                              const std::string& tenant_id,
                                                              std::int64_t offset,
                                                              std::int64_t limit) {
-  PageOf<ConfigurationGroup> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM configuration_groups WHERE tenant_id = ?", {tenant_id})
-          ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM configuration_groups WHERE tenant_id = ? "
-                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<ConfigurationGroup>(tx, k_columns, " FROM configuration_groups WHERE tenant_id = ?", {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                 from_row);
 }
 
 Result<ConfigurationGroup> update_configuration_group(store::Tx& tx, const std::string& tenant_id,

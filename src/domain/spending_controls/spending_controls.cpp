@@ -8,6 +8,7 @@
 
 #include "core/ids.hpp"
 #include "domain/events/events.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::spending_controls {
 namespace {
@@ -181,18 +182,8 @@ Result<SpendingControl> lock_spending_control(store::Tx& tx, const std::string& 
 Result<PageOf<SpendingControl>> list_spending_controls(store::Tx& tx,
                                                        const std::string& tenant_id,
                                                        std::int64_t offset, std::int64_t limit) {
-  PageOf<SpendingControl> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM spending_controls WHERE tenant_id = ?", {tenant_id})
-          ->integer(0);
-  for (const store::Row& row :
-       tx.query(std::string("SELECT ") + k_columns +
-                    " FROM spending_controls WHERE tenant_id = ? "
-                    "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<SpendingControl>(tx, k_columns, " FROM spending_controls WHERE tenant_id = ?", {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                 from_row);
 }
 
 Result<SpendingControl> create_spending_control(store::Tx& tx, const std::string& tenant_id,

@@ -8,6 +8,7 @@
 #include "core/limits.hpp"
 #include "domain/webhooks/dispatcher.hpp"
 #include "domain/webhooks/secrets.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::webhooks {
 namespace {
@@ -244,17 +245,8 @@ Result<Endpoint> get_endpoint(store::Tx& tx, const std::string& tenant_id, const
 
 Result<PageOf<Endpoint>> list_endpoints(store::Tx& tx, const std::string& tenant_id,
                                         std::int64_t offset, std::int64_t limit) {
-  PageOf<Endpoint> page;
-  page.total_items =
-      tx.query_one("SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = ?", {tenant_id})
-          ->integer(0);
-  for (const store::Row& row : tx.query(std::string("SELECT ") + k_columns +
-                                            " FROM webhook_endpoints WHERE tenant_id = ? "
-                                            "ORDER BY inserted_at DESC, id DESC LIMIT ? OFFSET ?",
-                                        {tenant_id, limit, offset})) {
-    page.items.push_back(from_row(row));
-  }
-  return page;
+  return store::query_page<Endpoint>(tx, k_columns, " FROM webhook_endpoints WHERE tenant_id = ?", {tenant_id}, "inserted_at DESC, id DESC", offset, limit,
+                                 from_row);
 }
 
 Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id,
