@@ -110,6 +110,19 @@ json::value optional_json(const std::optional<std::string>& text) {
   return text ? json::value(*text) : json::value(nullptr);
 }
 
+void money_text(json_text::Writer& out, std::int64_t amount_minor, const std::string& currency) {
+  out.begin_object().key("amount").integer(amount_minor).key("currency").string(currency);
+  out.end_object();
+}
+
+void optional_text(json_text::Writer& out, const std::optional<std::string>& text) {
+  if (text) {
+    out.string(*text);
+  } else {
+    out.null();
+  }
+}
+
 std::string loggable_path(std::string_view target) {
   std::string_view path = target.substr(0, target.find('?'));
   // By segment, as the router matches: //activate/x reaches the activation page too.

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/json_writer.hpp"
 #include "core/result.hpp"
 #include "http/message.hpp"
 
@@ -23,6 +24,10 @@ http::Response no_content();
 http::Response json_text_response(int status, std::string body);
 // The text, or null: every optional field of a record is present in its JSON.
 json::value optional_json(const std::optional<std::string>& text);
+// The same two for records written as text (json_text::Writer): {"amount":..,"currency":..},
+// and the text or null.
+void money_text(json_text::Writer& out, std::int64_t amount_minor, const std::string& currency);
+void optional_text(json_text::Writer& out, const std::optional<std::string>& text);
 
 struct ErrorScope {
   std::string_view request_id;

@@ -10,16 +10,17 @@
 
 namespace tesoro::api {
 
-// Account of the core API: id, name, number, provider, state, type, balance, timestamps.
-json::object account_json(const ledger::Account& account);
-// Tenant account of the participant API.
-json::object tenant_account_json(const ledger::Account& account);
+// Account of the core API (id, name, number, provider, state, type, balance, timestamps), as
+// JSON text.
+std::string account_text(const ledger::Account& account);
+// Tenant account of the participant API, as JSON text.
+std::string tenant_account_text(const ledger::Account& account);
 
 // Sandbox funding of the account named by the path's {id} on either surface: validates the id
 // and the body (`amount`, optional `description`) together, credits it from external funding,
 // answers 201 with the account encoded by `encode`.
 http::Response fund_account_response(Context& context, std::string_view prefix,
                                      std::string_view what, ledger::Surface surface,
-                                     json::object (*encode)(const ledger::Account&));
+                                     std::string (*encode)(const ledger::Account&));
 
 }  // namespace tesoro::api

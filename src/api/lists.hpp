@@ -1,7 +1,9 @@
 #pragma once
 // The shape every paginated list shares: page_number and page_size from the query (nothing
 // else accepted), `{<plural>: [...], pagination: {...}}` in the answer.
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "api/context.hpp"
 #include "api/validation/readers.hpp"
@@ -10,7 +12,23 @@
 
 namespace tesoro::api {
 
-// fetch(tx, page) -> Result<PageOf<T>>; encode(const T&) -> json::object.
+// The answer of a list whose items write their own JSON text (the domain's *_text functions):
+// {<plural>: [to_text(item)...], pagination: {...}}.
+template <class T, class ToText>
+http::Response paginated_text(std::string_view plural, const Page& page, const PageOf<T>& found,
+                              ToText to_text, std::size_t bytes_per_item = 512) {
+  json_text::Writer out(256 + bytes_per_item * found.items.size());
+  out.begin_object().key(plural).begin_array();
+  for (const T& item : found.items) out.raw(to_text(item));
+  out.end_array().key("pagination").begin_object();
+  out.key("page_number").integer(page.number).key("page_size").integer(page.size);
+  out.key("total_items").integer(found.total_items);
+  out.key("total_pages").integer(total_pages(page, found.total_items)).end_object().end_object();
+  return json_text_response(200, out.take());
+}
+
+// fetch(tx, page) -> Result<PageOf<T>>; encode(const T&) -> json::object, or std::string of
+// JSON text (then the answer is written as text, without Boost.JSON values).
 template <class Fetch, class Encode>
 http::Response paginated_list(Context& context, std::string_view plural, Fetch fetch,
                               Encode encode) {
@@ -22,24 +40,16 @@ http::Response paginated_list(Context& context, std::string_view plural, Fetch f
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     auto found = fetch(tx, page);
     if (!found) return std::move(found).error();
-    json::array items;
-    for (const auto& item : found->items) items.push_back(encode(item));
-    return json_response(200, json::object{{plural, std::move(items)},
-                                           {"pagination", pagination_json(page, found->total_items)}});
+    using Item = typename std::decay_t<decltype(found->items)>::value_type;
+    if constexpr (std::is_same_v<std::invoke_result_t<Encode&, const Item&>, std::string>) {
+      return paginated_text(plural, page, found.value(), encode);
+    } else {
+      json::array items;
+      for (const auto& item : found->items) items.push_back(encode(item));
+      return json_response(200, json::object{{plural, std::move(items)},
+                                             {"pagination", pagination_json(page, found->total_items)}});
+    }
   });
-}
-
-// The answer of a list whose items write their own JSON text (the domain's *_text functions):
-// {<plural>: [to_text(item)...], pagination: {...}}.
-template <class T, class ToText>
-http::Response paginated_text(std::string_view plural, const Page& page, const PageOf<T>& found,
-                              ToText to_text, std::size_t bytes_per_item = 512) {
-  json_text::Writer out(256 + bytes_per_item * found.items.size());
-  out.begin_object().key(plural).begin_array();
-  for (const T& item : found.items) out.raw(to_text(item));
-  out.end_array().key("pagination");
-  out.raw(json::serialize(pagination_json(page, found.total_items))).end_object();
-  return json_text_response(200, out.take());
 }
 
 // GET .../find_successful_by?external_id=...: the one query parameter (422 missing_field

@@ -35,7 +35,7 @@ http::Response create(Context& context) {
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::open_account(tx, context.tenant_id(), input.value(), context.now());
     if (!account) return std::move(account).error();
-    return json_response(201, account_json(account.value()));
+    return json_text_response(201, account_text(account.value()));
   });
 }
 
@@ -45,7 +45,7 @@ http::Response list(Context& context) {
       [&](store::Tx& tx, const Page& page) {
         return ledger::list_accounts(tx, context.tenant_id(), page.offset(), page.size);
       },
-      account_json);
+      account_text);
 }
 
 http::Response show(Context& context) {
@@ -55,12 +55,12 @@ http::Response show(Context& context) {
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     auto account = ledger::get_account(tx, context.tenant_id(), id, ledger::Surface::core);
     if (!account) return std::move(account).error();
-    return json_response(200, account_json(account.value()));
+    return json_text_response(200, account_text(account.value()));
   });
 }
 
 http::Response fund(Context& context) {
-  return fund_account_response(context, "acc", "an account", ledger::Surface::core, account_json);
+  return fund_account_response(context, "acc", "an account", ledger::Surface::core, account_text);
 }
 
 }  // namespace

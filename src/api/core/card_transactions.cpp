@@ -30,19 +30,6 @@ bool is_alphanumeric(std::string_view text) {
   return true;
 }
 
-void money_text(json_text::Writer& out, std::int64_t amount_minor, const std::string& currency) {
-  out.begin_object().key("amount").integer(amount_minor).key("currency").string(currency);
-  out.end_object();
-}
-
-void optional_text(json_text::Writer& out, const std::optional<std::string>& text) {
-  if (text) {
-    out.string(*text);
-  } else {
-    out.null();
-  }
-}
-
 // Written as text: the same bytes the Boost.JSON object of these keys serialised to, at a
 // fraction of the cost (the authorization is the busiest write of the sandbox).
 std::string card_transaction_text(const cards::CardTransaction& t) {

@@ -24,15 +24,17 @@ http::Response list(Context& context) {
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
     auto accounts = ledger::list_tenant_accounts(tx, context.tenant_id(), filter);
     if (!accounts) return std::move(accounts).error();
-    json::array items;
-    for (const auto& account : accounts.value()) items.push_back(tenant_account_json(account));
-    return json_response(200, items);
+    json_text::Writer out(512 * (accounts->size() + 1));
+    out.begin_array();
+    for (const auto& account : accounts.value()) out.raw(tenant_account_text(account));
+    out.end_array();
+    return json_text_response(200, out.take());
   });
 }
 
 http::Response fund(Context& context) {
   return fund_account_response(context, "bbtacc", "a tenant account", ledger::Surface::participant,
-                               tenant_account_json);
+                               tenant_account_text);
 }
 
 }  // namespace
