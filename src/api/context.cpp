@@ -55,6 +55,12 @@ http::Response Context::read(const std::function<Result<http::Response>(store::T
   return result.ok() ? std::move(result).value() : error(result.error());
 }
 
+http::Response Context::read_single(
+    const std::function<Result<http::Response>(store::Tx&)>& fn) {
+  auto result = services.store.read_single<http::Response>(fn);
+  return result.ok() ? std::move(result).value() : error(result.error());
+}
+
 http::Response Context::write(const std::function<Result<http::Response>(store::Tx&)>& fn) {
   std::optional<http::Response> response;
   bool lost_race = false;

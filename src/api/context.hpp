@@ -121,6 +121,9 @@ class Context {
   http::Response write(const std::function<Result<http::Response>(store::Tx&)>& fn);
   // Runs fn in a read snapshot; an Error becomes its envelope.
   http::Response read(const std::function<Result<http::Response>(store::Tx&)>& fn);
+  // The same for an fn that runs one statement, which is its own snapshot: on PostgreSQL
+  // without BEGIN and COMMIT around it.
+  http::Response read_single(const std::function<Result<http::Response>(store::Tx&)>& fn);
 };
 
 // none: no credential; core: an API key (/v1); participant: an OAuth access token (/api/v1);

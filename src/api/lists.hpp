@@ -27,17 +27,23 @@ http::Response paginated_text(std::string_view plural, const Page& page, const P
   return json_text_response(200, out.take());
 }
 
+// How a list reads: in a snapshot (a fetch that runs several statements), or as one statement
+// (a fetch that is one store::query_page: no BEGIN and COMMIT on PostgreSQL; an empty page's
+// count is then a second statement of its own).
+enum class ListRead { snapshot, one_statement };
+
 // fetch(tx, page) -> Result<PageOf<T>>; encode(const T&) -> json::object, or std::string of
 // JSON text (then the answer is written as text, without Boost.JSON values).
 template <class Fetch, class Encode>
 http::Response paginated_list(Context& context, std::string_view plural, Fetch fetch,
-                              Encode encode) {
+                              Encode encode, ListRead how = ListRead::snapshot) {
   Problems problems;
   QueryReader query(context.query, problems);
   Page page = read_page(query);
   query.reject_unknown();
   if (!problems.empty()) return context.error(problems.to_error());
-  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+  auto read = how == ListRead::one_statement ? &Context::read_single : &Context::read;
+  return (context.*read)([&](store::Tx& tx) -> Result<http::Response> {
     auto found = fetch(tx, page);
     if (!found) return std::move(found).error();
     using Item = typename std::decay_t<decltype(found->items)>::value_type;

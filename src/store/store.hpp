@@ -115,9 +115,10 @@ class Store {
     return std::move(*result);
   }
 
-  // A read of exactly one statement: no transaction around it, since one statement is its own
-  // snapshot. On PostgreSQL that saves the BEGIN and COMMIT round trips of every request's
-  // credential lookup. fn must run a single statement.
+  // A read of one statement: no transaction around it, since one statement is its own
+  // snapshot. On PostgreSQL that saves the BEGIN and COMMIT of every request's credential
+  // lookup and of the lists that are one query_page. A further statement of fn runs in a
+  // snapshot of its own (on PostgreSQL), so fn must not need two statements to agree.
   template <class T, class F>
   Result<T> read_single(F&& fn) {
     std::optional<Result<T>> result;

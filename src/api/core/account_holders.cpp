@@ -80,7 +80,7 @@ http::Response list(Context& context) {
       [&](store::Tx& tx, const Page& page) {
         return ledger::list_account_holders(tx, context.tenant_id(), page.offset(), page.size);
       },
-      account_holder_json);
+      account_holder_json, ListRead::one_statement);
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ http::Response list(Context& context) {
       [&](store::Tx& tx, const Page& page) {
         return ledger::list_accounts(tx, context.tenant_id(), page.offset(), page.size);
       },
-      account_text);
+      account_text, ListRead::one_statement);
 }
 
 http::Response show(Context& context) {
