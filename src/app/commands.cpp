@@ -402,12 +402,15 @@ int command_serve(const Config& config) {
   if (!config.public_url.empty() && !valid_public_url(config.public_url)) {
     return fail("--public-url wants http://HOST[:PORT][/PATH] or https://..., without query");
   }
-  options.workers = std::clamp(config.workers, 1, limits::k_workers_max);
+  bool sqlite = config.database_url.empty();
+  const int workers = config.workers > 0 ? config.workers
+                      : sqlite           ? limits::k_workers_default_sqlite
+                                         : limits::k_postgres_pool_size;
+  options.workers = std::clamp(workers, 1, limits::k_workers_max);
   options.io_threads = std::max(1, config.io_threads);
 
   // A missing or malformed TESORO_CARD_KEY stops serve before it touches the database; the data
   // folder's key file is read (or made) once the folder is known to be initialised.
-  bool sqlite = config.database_url.empty();
   std::optional<std::string> environment_key = card_key_from_environment(!sqlite);
   auto store = open_initialised({config.data_dir, config.database_url}, /*read_only=*/false,
                                 config.commit_batch_max);

@@ -18,7 +18,7 @@ struct Config {
   std::string environment = "sandbox";  // sandbox | production, fixed at start
   double rate_per_second = -1;          // -1: the environment's default; 0: no limiting
   double rate_burst = -1;
-  int workers = limits::k_workers_default;
+  int workers = 0;  // 0: by engine (limits::k_workers_default_sqlite, or the PostgreSQL pool)
   int io_threads = 2;
   int commit_batch_max = static_cast<int>(limits::k_commit_batch_max);  // 1: no group commit
   std::string log_level = "info";

@@ -17,7 +17,12 @@ inline constexpr int k_shutdown_grace_ms = 15'000;  // in-flight requests get th
 inline constexpr std::size_t k_json_depth_max = 32;
 
 // Workers and storage
-inline constexpr int k_workers_default = 64;
+// Handler threads when --workers is not given. SQLite: handlers wait on the group commit, and
+// the more wait at once the larger the groups. PostgreSQL: one per pooled connection, since a
+// handler without a connection only waits for one (64 handlers on 16 connections answered
+// about a fifth fewer authenticated reads per second than 16, bench/RESULTS.md).
+inline constexpr int k_workers_default_sqlite = 64;
+inline constexpr int k_postgres_pool_size = 16;  // connections per node
 inline constexpr int k_workers_max = 1024;
 inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for the writer
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
