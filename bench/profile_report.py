@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""The report of bench/profile: reads the outputs of one run (its folder) and prints, per request,
+the instructions (callgrind runs) or CPU seconds (cpu runs). See bench/profile's header.
+
+    bench/profile_report.py OUT            the report of a run, again
+    bench/profile_report.py --layers       the layers and the function names that define them
+
+Layers: every function callgrind names is classified by LAYERS below (first match wins, on the
+name without its return type and recursion mark). A function's own instructions go to the
+innermost layer on its call path. "major" layers (a part of the work: authentication, a write
+unit's steps, a background poll) stay on the path below them, and the "minor" layer met below
+(SQL, JSON, malloc...) is shown after a slash: "authentication / SQL". EDGE_LAYERS name a layer by
+caller and callee (the writer's SAVEPOINTs and COMMIT both call Connection::run). Paths are
+followed through callgrind's caller->callee edges, each with its exact inclusive cost; a function
+reached from several layers passes its callees' cost on in proportion to the cost of the calls
+from each layer.
+"""
+import collections
+import glob
+import os
+import re
+import sys
+
+# (kind, label, regex on the function name). Order matters: first match wins.
+LAYERS = [
+    ("minor", "malloc/free", r"^(malloc|free|calloc|realloc|cfree|_int_malloc|_int_free|_int_realloc|"
+     r"malloc_consolidate|unlink_chunk.*|tcache_\w+|sysmalloc|systrim|_int_memalign|"
+     r"__libc_(malloc|free|calloc|realloc)|operator new|operator delete|aligned_alloc|"
+     r"posix_memalign|__default_morecore|__brk|sbrk|__mmap|__munmap)\b"),
+    # The SQLite writer's statements, by caller (see EDGE_LAYERS): these names are the majors.
+    ("major", "authentication (credential lookup, its SQL)", r"^tesoro::app::App::authenticate(_console)?\("),
+    ("major", "idempotency lookup before the handler", r"^tesoro::idempotency::find\("),
+    ("major", "write unit: create_account_holder", r"^tesoro::ledger::create_account_holder\b"),
+    ("major", "write unit: events::emit", r"^tesoro::events::emit\b"),
+    ("major", "write unit: idempotency::record", r"^tesoro::idempotency::(record|store|save)\w*\("),
+    ("major", "sequencer: events::assign_positions", r"^tesoro::events::assign_positions\b"),
+    ("major", "job poll: jobs::claim", r"^tesoro::jobs::claim\w*\("),
+    ("major", "webhooks::fan_out", r"^tesoro::webhooks::fan_out\b"),
+    ("major", "webhook delivery pass", r"^tesoro::webhooks::deliver_pass\b"),
+    ("major", "sweeper and expiry polls", r"^tesoro::(idempotency::sweep_expired|auth::sweep_expired_tokens|"
+     r"console::sweep|cards::expire_due|collections::expire_due|transfers::process_due)\b"),
+    ("major", "checkpointer (wal_checkpoint)", r"^tesoro::store::\(anonymous namespace\)::SqliteStore::checkpoint_loop\("),
+    ("minor", "logging/metrics", r"^tesoro::(log|metrics)::"),
+    ("minor", "SQL: libpq", r"^(PQ\w+|pq\w+|0x\w+@libpq\.so.*)$"),
+    ("minor", "SQL: store glue (transaction, connection pool)",
+     r"^tesoro::store::(\(anonymous namespace\)::)?(SqliteStore|PostgresStore|Store)::"
+     r"(run_read|run_read_single|run_write|read|write|read_single|with_reader|with_connection|"
+     r"acquire\w*|release\w*)\b"),
+    ("minor", "SQL: SQLite", r"^(sqlite3\w*|0x\w+@libsqlite3\.so.*)$"),
+    ("minor", "SQL: statement run, bind, rows", r"^tesoro::store::"),
+    ("minor", "JSON build/serialize (boost::json)", r"^(boost::json::|0x\w+@libboost_json\.so.*$|"
+     r"tesoro::api::(\(anonymous namespace\)::)?\w*json\w*\(|tesoro::json::)"),
+    ("minor", "HTTP read/parse (Beast, Request)",
+     r"^(boost::beast::http::(detail::read|detail::parse|detail::basic_parser|basic_parser|parser|"
+     r"detail::read_some|async_read)|boost::beast::basic_stream<.*>::ops::transfer_op<true|"
+     r"tesoro::http::\(anonymous namespace\)::Session::(read|on_header|read_body|on_read|to_request|lower)\(|"
+     r"tesoro::http::\(anonymous namespace\)::lower\(|\(anonymous namespace\)::Session::read\(|"
+     r"boost::asio::detail::reactive_socket_recv_op|__libc_recv|recv|recvmsg|readv)"),
+    ("minor", "HTTP response write (head, send)",
+     r"^(tesoro::http::\(anonymous namespace\)::Session::(write|append_field)\(|"
+     r"\(anonymous namespace\)::Session::write\(|boost::beast::http::(detail::write|serializer|"
+     r"async_write|response|message)|boost::asio::detail::write_op|boost::beast::basic_stream<.*>::ops::transfer_op<false|"
+     r"boost::asio::detail::reactive_socket_send_op|__libc_send|send|sendmsg|writev|__send)"),
+    ("minor", "routing", r"^(tesoro::http::Router::|tesoro::app::App::runs_inline\(|tesoro::api::(is_console|console_proxied)\w*\()"),
+    ("minor", "request envelope (App::handle: request id, path, Context, headers)",
+     r"^(tesoro::app::App::(handle|dispatch|run_idempotent)\(|tesoro::app::\(anonymous namespace\)::|"
+     r"tesoro::ids::|tesoro::api::Context::|tesoro::http::Response::|tesoro::http::Request::|"
+     r"tesoro::api::render_error|std::_Function_handler<tesoro::http::Response \(tesoro::http::Request&\), tesoro::app::command_serve)"),
+    ("minor", "handler and domain code", r"^tesoro::(api|ledger|domain|cards|collections|transfers|events|webhooks|"
+     r"idempotency|jobs|payouts|auth|console|workers|clock|tenant_clock|network|spending_controls|money|time|crypto)::"),
+    ("minor", "thread hand-off (pool queue, futures, mutexes, condition variables)",
+     r"^(pthread_\w+|__pthread\w*|___pthread\w*|std::condition_variable|std::__future_base|std::promise|"
+     r"std::future|std::__basic_future|__lll_\w+|futex\w*|__futex\w*|std::mutex|__GI___lll\w*|"
+     r"boost::asio::detail::(thread_pool|posix_thread|posix_event|conditionally_enabled_mutex|"
+     r"conditionally_enabled_event)|boost::asio::thread_pool|syscall)\b"),
+    ("minor", "asio scheduler, reactor, strands, timers",
+     r"^boost::asio::(detail::(scheduler|epoll_reactor|strand_executor_service|strand_service|executor_op|"
+     r"executor_function|reactive_socket_service|socket_ops|timer_queue|deadline_timer|"
+     r"reactor_op|scheduler_operation|epoll_wait|thread_info|handler_work|work_dispatcher|"
+     r"binder\d|recycling_allocator|thread_context|call_stack)|io_context)|^epoll_wait|^epoll_ctl"),
+]
+
+# (caller regex, callee regex, kind, label): the layer of a call, by who calls what.
+EDGE_LAYERS = [
+    (r"SqliteStore::run_unit\(", r"Connection::run\(", "major", "writer: SAVEPOINT / RELEASE per unit"),
+    (r"SqliteStore::run_unit\(", r".", "major", "write unit: the handler's function, other"),
+    (r"SqliteStore::commit_batch\(", r"Connection::(run|exec_plain)\(", "major", "writer: BEGIN IMMEDIATE + COMMIT (WAL write)"),
+    (r"GroupCommitWriter::exec\(|GroupCommitWriter::run\(", r"sqlite3_exec", "major", "writer: BEGIN + COMMIT (WAL write)"),
+]
+
+ROLES = [
+    ("SQLite writer", r"SqliteStore::writer_loop|SqliteStore::SqliteStore\(tesoro::store::Options const&\)::\{lambda\(\)#1\}|GroupCommitWriter::run"),
+    ("SQLite checkpointer", r"SqliteStore::checkpoint_loop"),
+    ("background workers", r"tesoro::workers::Runner::loop"),
+    ("handler pool", r"boost::asio::thread_pool::thread_function|posix_thread::func<boost::asio::thread_pool"),
+    ("I/O threads", r"boost::asio::detail::scheduler::run"),
+]
+
+RETURN_TYPE = re.compile(r"^(?:void|bool|int|long|unsigned \w+|char|double|auto|std::\S+|boost::\S+|tesoro::\S+) (?=[\w:(])")
+RECURSION = re.compile(r"'\d+(?=@|$)")
+
+
+def strip(name):
+    name = RECURSION.sub("", name)
+    # "void boost::asio::...<...>(...)": drop a leading return type when one comes before a name
+    # with template arguments; keep plain names as they are.
+    m = RETURN_TYPE.match(name)
+    if m and "(" in name and name.index("(") > m.end() and "<" not in name[:m.end()]:
+        return name[m.end():]
+    return name
+
+
+COMPILED = [(k, l, re.compile(r)) for k, l, r in LAYERS]
+COMPILED_EDGES = [(re.compile(a), re.compile(b), k, l) for a, b, k, l in EDGE_LAYERS]
+_class_cache = {}
+
+
+def classify(name):
+    if name not in _class_cache:
+        plain = strip(name)
+        found = None
+        for kind, label, regex in COMPILED:
+            if regex.search(plain):
+                found = (kind, label)
+                break
+        _class_cache[name] = found
+    return _class_cache[name]
+
+
+def parse(path, names):
+    """One callgrind file: total, self cost per function, edges {(caller, callee): [calls, cost]},
+    the object of each function, and the thread number."""
+    total, thread = 0, 0
+    self_cost = collections.Counter()
+    edges = {}
+    objects = {}
+    current_ob = callee_ob = ""
+    fn = callee = None
+    pending = None
+
+    def resolve(kind, text):
+        m = re.match(r"\((\d+)\)(?: (.*))?$", text)
+        if not m:
+            return text
+        key = (kind, m.group(1))
+        if m.group(2) is not None:
+            names[key] = m.group(2)
+        return names.get(key, "?" + m.group(1))
+
+    def qualify(name, ob):
+        return name + "@" + ob.rsplit("/", 1)[-1] if name.startswith("0x") else name
+
+    with open(path, errors="replace") as f:
+        for line in f:
+            c = line[:1]
+            if c.isdigit() or c in "+-*":
+                parts = line.split()
+                if len(parts) < 2:
+                    continue
+                value = int(parts[1])
+                if pending is not None:
+                    edge = edges.setdefault((fn, callee), [0, 0])
+                    edge[0] += pending
+                    edge[1] += value
+                    pending = None
+                else:
+                    self_cost[fn] += value
+            elif line.startswith("fn="):
+                fn = qualify(resolve("fn", line[3:].rstrip("\n")), current_ob)
+                objects[fn] = current_ob
+                callee_ob = current_ob
+            elif line.startswith("cfn="):
+                callee = qualify(resolve("fn", line[4:].rstrip("\n")), callee_ob)
+                objects.setdefault(callee, callee_ob)
+            elif line.startswith("calls="):
+                pending = int(line[6:].split()[0])
+            elif line.startswith("ob="):
+                current_ob = callee_ob = resolve("ob", line[3:].rstrip("\n"))
+            elif line.startswith("cob="):
+                callee_ob = resolve("ob", line[4:].rstrip("\n"))
+            elif line.startswith(("summary:", "totals:")):
+                total = max(total, int(line.split()[1]))
+            elif line.startswith("thread:"):
+                thread = int(line.split()[1])
+    return {"total": total, "self": self_cost, "edges": edges, "objects": objects, "thread": thread}
+
+
+def role_of(data):
+    if data["thread"] == 1:
+        return "main thread (I/O)"
+    text = "\n".join(list(data["self"].keys()) + [b for _, b in data["edges"]])
+    for role, regex in ROLES:
+        if re.search(regex, text):
+            return role
+    return "other threads"
+
+
+def apply(layer, context):
+    if layer is None:
+        return context
+    kind, label = layer
+    return (label, "") if kind == "major" else (context[0], label)
+
+
+def attribute(data):
+    """Cost per (major, minor) layer of one thread; sums to the thread's total."""
+    self_cost, edges = data["self"], data["edges"]
+    incoming = collections.defaultdict(list)
+    functions = set(self_cost)
+    for (a, b), (calls, cost) in edges.items():
+        functions.add(a)
+        functions.add(b)
+        if a != b and cost > 0:
+            incoming[b].append((a, cost))
+    edge_layer = {}
+    for (a, b) in edges:
+        pa, pb = strip(a), strip(b)
+        for ra, rb, kind, label in COMPILED_EDGES:
+            if ra.search(pa) and rb.search(pb):
+                edge_layer[(a, b)] = (kind, label)
+                break
+    inclusive = {f: self_cost.get(f, 0) for f in functions}
+    for (a, b), (calls, cost) in edges.items():
+        if a != b:
+            inclusive[a] = inclusive.get(a, 0) + cost
+    order = sorted(functions, key=lambda f: -inclusive.get(f, 0))
+    context = {}
+    root = {("", ""): 1.0}
+    for f in order:
+        context[f] = {apply(classify(f), ("", "")): 1.0}
+    for _ in range(40):
+        changed = 0.0
+        for f in order:
+            if not incoming[f]:
+                continue
+            mass = collections.Counter()
+            for caller, cost in incoming[f]:
+                layer = edge_layer.get((caller, f), classify(f))
+                for ctx, w in context[caller].items():
+                    mass[apply(layer, ctx)] += cost * w
+            whole = sum(mass.values())
+            if whole <= 0:
+                continue
+            new = {ctx: w / whole for ctx, w in mass.items() if w > 0}
+            old = context[f]
+            changed = max(changed, max(abs(new.get(k, 0) - old.get(k, 0)) for k in set(new) | set(old)))
+            context[f] = new
+        if changed < 1e-6:
+            break
+    result = collections.Counter()
+    for f, cost in self_cost.items():
+        for ctx, w in context.get(f, root).items():
+            result[ctx] += cost * w
+    return result
+
+
+def label_of(ctx):
+    major, minor = ctx
+    if major and minor:
+        return major + " / " + minor
+    return major or minor or "other (no named layer)"
+
+
+def read_kv(path):
+    values = {}
+    if os.path.exists(path):
+        for line in open(path):
+            parts = line.split(None, 1)
+            if len(parts) == 2:
+                values[parts[0]] = parts[1].strip()
+    return values
+
+
+def metric_sum(path, prefix, route):
+    total = 0.0
+    if not os.path.exists(path):
+        return None
+    for line in open(path):
+        if line.startswith(prefix + "{") and ('route="%s"' % route) in line:
+            total += float(line.rsplit(None, 1)[1])
+    return total
+
+
+def metric(path, name):
+    if not os.path.exists(path):
+        return 0.0
+    for line in open(path):
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
+ROUTE = {"accounts": "/v1/accounts", "pg-accounts": "/v1/accounts", "post": "/v1/ledger/account_holders"}
+
+
+def requests_handled(out, run):
+    mode = run["mode"]
+    if mode in ROUTE:
+        before = metric_sum(os.path.join(out, "metrics-before.txt"), "tesoro_http_requests_total", ROUTE[mode])
+        after = metric_sum(os.path.join(out, "metrics-after.txt"), "tesoro_http_requests_total", ROUTE[mode])
+        if before is not None and after is not None:
+            return after - before, "server's tesoro_http_requests_total delta"
+    wrk = os.path.join(out, "wrk-load.txt")
+    if run["kind"] == "cpu" and os.path.exists(wrk):
+        m = re.search(r"(\d+) requests in", open(wrk).read())
+        if m:
+            return float(m.group(1)), "completed requests counted by wrk"
+    return float(run["n"]), "N (each wrk thread stopped after all its responses)"
+
+
+def callgrind_report(out, run):
+    windows = read_kv(os.path.join(out, "windows.txt"))
+    seconds = {k: float(v) for k, v in read_kv(os.path.join(out, "seconds.txt")).items()}
+    requests, source = requests_handled(out, run)
+    scale = seconds["load"] / seconds["idle"] if seconds.get("idle") else 0.0
+    per = {}
+    libpq = collections.Counter()
+    names = {}
+    for window in ("idle", "load"):
+        by_role = collections.Counter()
+        by_layer = collections.defaultdict(collections.Counter)
+        files = sorted(glob.glob(os.path.join(out, "callgrind.*.%s-*" % windows[window])))
+        for path in files:
+            data = parse(path, names)
+            role = role_of(data)
+            by_role[role] += data["total"]
+            for ctx, cost in attribute(data).items():
+                by_layer[label_of(ctx)][role] += cost
+            if window == "load":
+                for (a, b), (calls, cost) in data["edges"].items():
+                    if "libpq" in data["objects"].get(a, "") and "libpq" not in data["objects"].get(b, ""):
+                        plain = RECURSION.sub("", b)
+                        if plain in ("send", "__send", "__libc_send", "poll", "__poll", "recv", "__libc_recv"):
+                            libpq[plain.replace("__libc_", "").lstrip("_")] += calls
+        per[window] = (by_role, by_layer, len(files))
+    idle_roles, idle_layers, _ = per["idle"]
+    load_roles, load_layers, thread_count = per["load"]
+    roles = sorted(set(load_roles) | set(idle_roles), key=lambda r: -load_roles[r])
+
+    def net(load, idle):
+        return (load - idle * scale) / requests
+
+    total = sum(net(load_roles[r], idle_roles[r]) for r in roles)
+    print("bench/profile %s: callgrind, %d requests handled (%s), wrk -t%s -c%s" %
+          (run["mode"], requests, source, run["threads"], run["connections"]))
+    print("load window %.1f s (the requests, then %s s to settle), idle window %.1f s, scaled x%.2f and subtracted; "
+          "%d threads" % (seconds["load"], os.environ.get("SETTLE_SECONDS", "3"), seconds["idle"], scale, thread_count))
+    print()
+    print("Instructions per request: %s (load window %s, idle window %s, whole-run instructions)" %
+          (fmt(total), fmt(sum(load_roles.values())), fmt(sum(idle_roles.values()))))
+    print()
+    print("| thread role | instructions/request | share | idle-window part subtracted, /request |")
+    print("|---|---:|---:|---:|")
+    for r in roles:
+        value = net(load_roles[r], idle_roles[r])
+        print("| %s | %s | %.1f%% | %s |" % (r, fmt(value), 100 * value / total if total else 0,
+                                             fmt(idle_roles[r] * scale / requests)))
+    print("| total | %s | 100%% | %s |" % (fmt(total), fmt(sum(idle_roles.values()) * scale / requests)))
+    print()
+    shown_roles = [r for r in roles if abs(net(load_roles[r], idle_roles[r])) >= 0.005 * max(total, 1)]
+    print("| layer | instructions/request | share | " + " | ".join(shown_roles) + " |")
+    print("|---|---:|---:|" + "---:|" * len(shown_roles))
+    layers = set(load_layers) | set(idle_layers)
+    rows = []
+    for layer in layers:
+        values = {r: net(load_layers[layer][r], idle_layers[layer][r]) for r in roles}
+        rows.append((sum(values.values()), layer, values))
+    rows.sort(key=lambda row: -row[0])
+    other_small = 0.0
+    for value, layer, values in rows:
+        if abs(value) < 0.002 * total:
+            other_small += value
+            continue
+        print("| %s | %s | %.1f%% | %s |" % (layer, fmt(value), 100 * value / total if total else 0,
+                                             " | ".join(fmt(values[r]) for r in shown_roles)))
+    if other_small:
+        print("| (rows under 0.2%% each, together) | %s | %.1f%% | |" % (fmt(other_small), 100 * other_small / total))
+    print("| total | %s | 100%% | %s |" % (fmt(total), " | ".join(fmt(net(load_roles[r], idle_roles[r])) for r in shown_roles)))
+    print()
+    majors = collections.Counter()
+    for value, layer, values in rows:
+        majors[layer.split(" / ")[0] if " / " in layer else layer] += value
+    print("Grouped by the outer layer (a major layer with everything below it):")
+    print("| layer | instructions/request | share |")
+    print("|---|---:|---:|")
+    for layer, value in majors.most_common():
+        if abs(value) >= 0.002 * total:
+            print("| %s | %s | %.1f%% |" % (layer, fmt(value), 100 * value / total if total else 0))
+    if libpq:
+        print()
+        print("libpq calls into the kernel, per request (load window; a poll is a wait for the server): " +
+              ", ".join("%s %.2f" % (k, v / requests) for k, v in sorted(libpq.items())))
+    statements = os.path.join(out, "pg-statements.tsv")
+    if os.path.exists(statements):
+        lines = [l.rstrip("\n").split("\t") for l in open(statements) if l.strip()]
+        body = [l for l in lines[1:] if len(l) >= 3 and l[0].isdigit()]
+        calls = sum(int(l[0]) for l in body)
+        print()
+        print("PostgreSQL statements per request (pg_stat_statements over the load window): %.2f" % (calls / requests))
+        for l in body[:12]:
+            print("  %.2f  %s" % (int(l[0]) / requests, l[2][:150]))
+    before, after = os.path.join(out, "metrics-before.txt"), os.path.join(out, "metrics-after.txt")
+    units = metric(after, "tesoro_store_commit_batch_units_sum") - metric(before, "tesoro_store_commit_batch_units_sum")
+    commits = metric(after, "tesoro_store_commit_batch_units_count") - metric(before, "tesoro_store_commit_batch_units_count")
+    if commits:
+        print()
+        print("SQLite group commit in the load window: %.0f write units in %.0f commits (%.1f units per commit), "
+              "%.2f write units per request" % (units, commits, units / commits, units / requests))
+
+
+def cpu_ticks(path):
+    if not os.path.exists(path):
+        return None
+    u, s = open(path).read().split()[:2]
+    return int(u), int(s)
+
+
+def postgres_ticks(path):
+    rows = {}
+    if os.path.exists(path):
+        for line in open(path):
+            parts = line.split(None, 3)
+            if len(parts) >= 3:
+                rows[parts[0]] = (int(parts[1]), int(parts[2]), parts[3].strip() if len(parts) > 3 else "")
+    return rows
+
+
+def cpu_report(out, run):
+    hz = os.sysconf("SC_CLK_TCK")
+    seconds = {k: float(v) for k, v in read_kv(os.path.join(out, "seconds.txt")).items()}
+    mode = run["mode"]
+    if mode == "pgbench-S":
+        requests, source = float(run["n"]), "pgbench transactions (-t per client)"
+    else:
+        requests, source = requests_handled(out, run)
+    print("bench/profile cpu %s: %d requests (%s)" % (mode, requests, source))
+    print()
+    print("| process | user ms/request | system ms/request | CPU ms/request |")
+    print("|---|---:|---:|---:|")
+    rows = []
+    scale = seconds.get("load", 0) / seconds["idle"] if seconds.get("idle") else 0.0
+    if mode != "pgbench-S":
+        lb, la = cpu_ticks(os.path.join(out, "cpu-load-before.txt")), cpu_ticks(os.path.join(out, "cpu-load-after.txt"))
+        ib, ia = cpu_ticks(os.path.join(out, "cpu-idle-before.txt")), cpu_ticks(os.path.join(out, "cpu-idle-after.txt"))
+        user = (la[0] - lb[0]) - (ia[0] - ib[0]) * scale
+        system = (la[1] - lb[1]) - (ia[1] - ib[1]) * scale
+        name = "tesoro (all threads; idle subtracted, scaled x%.2f)" % scale if mode in ROUTE else \
+            "bench_reference (all threads; idle subtracted)"
+        rows.append((name, user / hz, system / hz))
+        wrk_time = os.path.join(out, "wrk-load.time")
+        if os.path.exists(wrk_time):
+            u, s = [float(x) for x in open(wrk_time).read().split()[:2]]
+            rows.append(("wrk -t%s -c%s" % (run["threads"], run["connections"]), u, s))
+    else:
+        u, s = [float(x) for x in open(os.path.join(out, "pgbench.time")).read().split()[:2]]
+        rows.append(("pgbench -S (client)", u, s))
+    before = postgres_ticks(os.path.join(out, "postgres-cpu-load-before.txt"))
+    after = postgres_ticks(os.path.join(out, "postgres-cpu-load-after.txt"))
+    if after:
+        backends, others = [0, 0], [0, 0]
+        for pid, (u, s, title) in after.items():
+            bu, bs, _ = before.get(pid, (0, 0, ""))
+            target = backends if re.search(r"postgres:_\w+_\w+_127\.0\.0\.1|postgres:_\w+_\w+_\[local\]", title) else others
+            target[0] += u - bu
+            target[1] += s - bs
+        rows.append(("PostgreSQL backends (client connections)", backends[0] / hz, backends[1] / hz))
+        rows.append(("PostgreSQL other processes (postmaster, WAL writer, checkpointer...)", others[0] / hz, others[1] / hz))
+    total = [0.0, 0.0]
+    for name, u, s in rows:
+        print("| %s | %.4f | %.4f | %.4f |" % (name, 1000 * u / requests, 1000 * s / requests, 1000 * (u + s) / requests))
+        total[0] += u
+        total[1] += s
+    print("| all | %.4f | %.4f | %.4f |" % (1000 * total[0] / requests, 1000 * total[1] / requests,
+                                           1000 * sum(total) / requests))
+    cores = int(run.get("nproc", "2"))
+    if sum(total):
+        print()
+        print("Bound on %d cores: %.0f requests/s (cores / all CPU per request); wall time of the load window %.2f s"
+              % (cores, cores * requests / sum(total), seconds.get("load", 0)))
+
+
+def fmt(value):
+    return "{:,.0f}".format(value)
+
+
+def print_layers():
+    print("Layers (first match wins; regular expressions on callgrind's function names):")
+    for kind, label, regex in LAYERS:
+        print("- %s [%s]: %s" % (label, kind, regex))
+    print("By caller -> callee:")
+    for a, b, kind, label in EDGE_LAYERS:
+        print("- %s [%s]: %s -> %s" % (label, kind, a, b))
+    print("Thread roles (thread 1 is the main thread, which runs the I/O loop too):")
+    for role, regex in ROLES:
+        print("- %s: %s" % (role, regex))
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--layers":
+        print_layers()
+        return
+    out = sys.argv[1]
+    run = read_kv(os.path.join(out, "run.txt"))
+    if run["kind"] == "cpu":
+        cpu_report(out, run)
+    else:
+        callgrind_report(out, run)
+
+
+if __name__ == "__main__":
+    main()
