@@ -4,12 +4,15 @@ the instructions (callgrind runs) or CPU seconds (cpu runs). See bench/profile's
 
     bench/profile_report.py OUT            the report of a run, again
     bench/profile_report.py --layers       the layers and the function names that define them
+    bench/profile_report.py --functions OUT [REGEX]   the functions inside the layers matching REGEX
+    bench/profile_report.py --compare OUT OUT...       runs of one mode side by side, with their spread
 
 Layers: every function callgrind names is classified by LAYERS below (first match wins, on the
 name without its return type and recursion mark). A function's own instructions go to the
 innermost layer on its call path. "major" layers (a part of the work: authentication, a write
 unit's steps, a background poll) stay on the path below them, and the "minor" layer met below
-(SQL, JSON, malloc...) is shown after a slash: "authentication / SQL". EDGE_LAYERS name a layer by
+(SQL, JSON...) is shown after a slash: "authentication / SQL". malloc/free is counted under the
+layer that called it, marked "[malloc/free]". EDGE_LAYERS name a layer by
 caller and callee (the writer's SAVEPOINTs and COMMIT both call Connection::run). Paths are
 followed through callgrind's caller->callee edges, each with its exact inclusive cost; a function
 reached from several layers passes its callees' cost on in proportion to the cost of the calls
@@ -23,7 +26,7 @@ import sys
 
 # (kind, label, regex on the function name). Order matters: first match wins.
 LAYERS = [
-    ("minor", "malloc/free", r"^(malloc|free|calloc|realloc|cfree|_int_malloc|_int_free|_int_realloc|"
+    ("leaf", "malloc/free", r"^(malloc|free|calloc|realloc|cfree|_int_malloc|_int_free|_int_realloc|"
      r"malloc_consolidate|unlink_chunk.*|tcache_\w+|sysmalloc|systrim|_int_memalign|"
      r"__libc_(malloc|free|calloc|realloc)|operator new|operator delete|aligned_alloc|"
      r"posix_memalign|__default_morecore|__brk|sbrk|__mmap|__munmap)\b"),
@@ -41,15 +44,23 @@ LAYERS = [
      r"console::sweep|cards::expire_due|collections::expire_due|transfers::process_due)\b"),
     ("major", "checkpointer (wal_checkpoint)", r"^tesoro::store::\(anonymous namespace\)::SqliteStore::checkpoint_loop\("),
     ("minor", "logging/metrics", r"^tesoro::(log|metrics)::"),
+    ("minor", "crypto (hashes, MACs, random: libcrypto)",
+     r"^(tesoro::crypto::|0x\w+@libcrypto\.so.*$|(SHA\d*|sha\d+|EVP|HMAC|RAND|CRYPTO|OPENSSL|ossl|evp)_?\w*$)"),
     ("minor", "SQL: libpq", r"^(PQ\w+|pq\w+|0x\w+@libpq\.so.*)$"),
     ("minor", "SQL: store glue (transaction, connection pool)",
      r"^tesoro::store::(\(anonymous namespace\)::)?(SqliteStore|PostgresStore|Store)::"
      r"(run_read|run_read_single|run_write|read|write|read_single|with_reader|with_connection|"
      r"acquire\w*|release\w*)\b"),
+    ("minor", "SQL: SQLite commit (WAL frames written, sync)",
+     r"^(sqlite3BtreeCommitPhaseOne|sqlite3PagerCommitPhaseOne|sqlite3WalFrames|pagerWalFrames|sqlite3OsSync|"
+     r"unixSync|full_fsync|sqlite3WalEndWriteTransaction|walWriteToLog|walWriteOneFrame)$"),
+    ("minor", "SQL: SQLite savepoint journal",
+     r"^(sqlite3PagerOpenSavepoint|sqlite3BtreeSavepoint|sqlite3PagerSavepoint|sqlite3VdbeSavepoint|"
+     r"pagerOpenSavepoint|subjournalPage\w*|memjrnl\w+|sqlite3BtreeBeginStmt|sqlite3BitvecSet|addToSavepointBitvecs)$"),
     ("minor", "SQL: SQLite", r"^(sqlite3\w*|0x\w+@libsqlite3\.so.*)$"),
     ("minor", "SQL: statement run, bind, rows", r"^tesoro::store::"),
     ("minor", "JSON build/serialize (boost::json)", r"^(boost::json::|0x\w+@libboost_json\.so.*$|"
-     r"tesoro::api::(\(anonymous namespace\)::)?\w*json\w*\(|tesoro::json::)"),
+     r"tesoro::api::(\(anonymous namespace\)::)?\w*json\w*\(|tesoro::json::|tesoro::json_text::)"),
     ("minor", "HTTP read/parse (Beast, Request)",
      r"^(boost::beast::http::(detail::read|detail::parse|detail::basic_parser|basic_parser|parser|"
      r"detail::read_some|async_read)|boost::beast::basic_stream<.*>::ops::transfer_op<true|"
@@ -66,6 +77,8 @@ LAYERS = [
      r"^(tesoro::app::App::(handle|dispatch|run_idempotent)\(|tesoro::app::\(anonymous namespace\)::|"
      r"tesoro::ids::|tesoro::api::Context::|tesoro::http::Response::|tesoro::http::Request::|"
      r"tesoro::api::render_error|std::_Function_handler<tesoro::http::Response \(tesoro::http::Request&\), tesoro::app::command_serve)"),
+    ("minor", "request body decode and validation (ObjectReader)",
+     r"^tesoro::api::(\(anonymous namespace\)::)?(ObjectReader|Problems|read_\w+|required_\w+|optional_\w+|decode_\w+)"),
     ("minor", "handler and domain code", r"^tesoro::(api|ledger|domain|cards|collections|transfers|events|webhooks|"
      r"idempotency|jobs|payouts|auth|console|workers|clock|tenant_clock|network|spending_controls|money|time|crypto)::"),
     ("minor", "thread hand-off (pool queue, futures, mutexes, condition variables)",
@@ -82,11 +95,26 @@ LAYERS = [
 
 # (caller regex, callee regex, kind, label): the layer of a call, by who calls what.
 EDGE_LAYERS = [
-    (r"SqliteStore::run_unit\(", r"Connection::run\(", "major", "writer: SAVEPOINT / RELEASE per unit"),
-    (r"SqliteStore::run_unit\(", r".", "major", "write unit: the handler's function, other"),
-    (r"SqliteStore::commit_batch\(", r"Connection::(run|exec_plain)\(", "major", "writer: BEGIN IMMEDIATE + COMMIT (WAL write)"),
-    (r"GroupCommitWriter::exec\(|GroupCommitWriter::run\(", r"sqlite3_exec", "major", "writer: BEGIN + COMMIT (WAL write)"),
+    # SqliteStore's writer_loop, commit_batch and run_unit are inlined into the writer thread's
+    # lambda: its calls of Connection::run are BEGIN IMMEDIATE, SAVEPOINT, RELEASE and COMMIT.
+    (r"SqliteStore::SqliteStore\(tesoro::store::Options const&\)::\{lambda\(\)#1\}|SqliteStore::(writer_loop|commit_batch|run_unit)\(",
+     r"Connection::(run|exec_plain)\(", "major", "writer: BEGIN IMMEDIATE, SAVEPOINT, RELEASE, COMMIT statements"),
+    (r"SqliteStore::SqliteStore\(tesoro::store::Options const&\)::\{lambda\(\)#1\}|SqliteStore::(writer_loop|commit_batch|run_unit)\(",
+     r"^std::_Function_handler<bool \(tesoro::store::Tx&\)", "major", "write unit: glue (Store::write, Context::write, response)"),
+    (r"ConnectionTx<.*>::nested", r"Connection::(run|exec_plain)\(", "major", "write unit: nested SAVEPOINT statements"),
+    (r"GroupCommitWriter::exec\(|GroupCommitWriter::run\(", r"sqlite3_exec", "major", "writer: BEGIN + COMMIT statements"),
 ]
+
+# Write units that background workers queue (polls): these names, as majors, are left out of the
+# request path (see callgrind_report).
+BACKGROUND_MAJORS = ("job poll: jobs::claim", "sweeper and expiry polls", "webhook delivery pass")
+BACKGROUND_ROLES = ("background workers",)
+# The checkpointer wakes on a timer but copies what the requests wrote: its idle cost per second
+# (empty checkpoints) is taken out, scaled to the load window's length; the rest is the requests'.
+TIME_SCALED_ROLES = ("SQLite checkpointer",)
+# Write units per request of each mode (the rest of the writer's units in the load window are
+# polls of the background workers).
+REQUEST_UNITS = {"post": 1}
 
 ROLES = [
     ("SQLite writer", r"SqliteStore::writer_loop|SqliteStore::SqliteStore\(tesoro::store::Options const&\)::\{lambda\(\)#1\}|GroupCommitWriter::run"),
@@ -110,6 +138,32 @@ def strip(name):
     return name
 
 
+def core_name(name):
+    """The qualified name alone: template arguments, parameters and a return type dropped
+    ("char const* boost::json::basic_parser<X>::parse<true>(char const*)" gives
+    "boost::json::basic_parser<>::parse<>")."""
+    text = RECURSION.sub("", name).replace("(anonymous namespace)", "{anonymous}")
+    if text.startswith("operator "):
+        return text.split("(")[0]
+    out, depth = [], 0
+    for c in text:
+        if c == "<":
+            depth += 1
+            if depth == 1:
+                out.append("<")
+            continue
+        if c == ">" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(">")
+            continue
+        if depth == 0:
+            out.append(c)
+    text = re.sub(r"\{lambda\([^)]*\)#\d+\}", "{lambda}", "".join(out))
+    head = text.split("(")[0].strip()
+    return head.split(" ")[-1] if " " in head else head
+
+
 COMPILED = [(k, l, re.compile(r)) for k, l, r in LAYERS]
 COMPILED_EDGES = [(re.compile(a), re.compile(b), k, l) for a, b, k, l in EDGE_LAYERS]
 _class_cache = {}
@@ -117,10 +171,10 @@ _class_cache = {}
 
 def classify(name):
     if name not in _class_cache:
-        plain = strip(name)
+        plain, core = strip(name), core_name(name)
         found = None
         for kind, label, regex in COMPILED:
-            if regex.search(plain):
+            if regex.search(plain) or regex.search(core.replace("{anonymous}", "(anonymous namespace)")):
                 found = (kind, label)
                 break
         _class_cache[name] = found
@@ -195,15 +249,22 @@ def role_of(data):
     return "other threads"
 
 
+MALLOC = " [malloc/free]"
+
+
 def apply(layer, context):
+    """The layer context below a call of a function of `layer` made in `context`."""
     if layer is None:
         return context
     kind, label = layer
+    if kind == "leaf":  # malloc/free: counted under the layer that called it, marked
+        return context if context[1].endswith(MALLOC) else (context[0], context[1] + MALLOC)
     return (label, "") if kind == "major" else (context[0], label)
 
 
-def attribute(data):
-    """Cost per (major, minor) layer of one thread; sums to the thread's total."""
+def attribute(data, per_function=None):
+    """Cost per (major, minor) layer of one thread; sums to the thread's total. With `functions`
+    (a Counter), also adds each function's own cost per (layer, function) to it."""
     self_cost, edges = data["self"], data["edges"]
     incoming = collections.defaultdict(list)
     functions = set(self_cost)
@@ -228,34 +289,59 @@ def attribute(data):
     root = {("", ""): 1.0}
     for f in order:
         context[f] = {apply(classify(f), ("", "")): 1.0}
-    for _ in range(40):
-        changed = 0.0
-        for f in order:
-            if not incoming[f]:
-                continue
+    # A function entered by a jump (a tail call) has no caller in callgrind's data. It takes the
+    # layers of the other functions of its object (library) in this thread, weighted by their
+    # own cost, so a static SQLite function lands where the thread's SQLite work does.
+    objects = data.get("objects", {})
+    orphans = [f for f in order if not incoming[f] and self_cost.get(f, 0) > 0 and
+               not re.match(r"^(start_thread|clone|\(below main\)|_start|0x\w+@ld-linux)", strip(f))]
+
+    def propagate():
+        for _ in range(40):
+            changed = 0.0
+            for f in order:
+                if not incoming[f]:
+                    continue
+                mass = collections.Counter()
+                for caller, cost in incoming[f]:
+                    layer = edge_layer.get((caller, f), classify(f))
+                    for ctx, w in context[caller].items():
+                        mass[apply(layer, ctx)] += cost * w
+                whole = sum(mass.values())
+                if whole <= 0:
+                    continue
+                new = {ctx: w / whole for ctx, w in mass.items() if w > 0}
+                old = context[f]
+                changed = max(changed, max(abs(new.get(k, 0) - old.get(k, 0)) for k in set(new) | set(old)))
+                context[f] = new
+            if changed < 1e-6:
+                break
+
+    propagate()
+    if orphans:
+        for f in orphans:
             mass = collections.Counter()
-            for caller, cost in incoming[f]:
-                layer = edge_layer.get((caller, f), classify(f))
-                for ctx, w in context[caller].items():
-                    mass[apply(layer, ctx)] += cost * w
+            for g in order:
+                if g != f and incoming[g] and objects.get(g) == objects.get(f) and self_cost.get(g, 0) > 0:
+                    for ctx, w in context[g].items():
+                        mass[apply(classify(f), ctx)] += self_cost[g] * w
             whole = sum(mass.values())
-            if whole <= 0:
-                continue
-            new = {ctx: w / whole for ctx, w in mass.items() if w > 0}
-            old = context[f]
-            changed = max(changed, max(abs(new.get(k, 0) - old.get(k, 0)) for k in set(new) | set(old)))
-            context[f] = new
-        if changed < 1e-6:
-            break
+            if whole > 0:
+                context[f] = {ctx: w / whole for ctx, w in mass.items()}
+        propagate()
     result = collections.Counter()
     for f, cost in self_cost.items():
         for ctx, w in context.get(f, root).items():
             result[ctx] += cost * w
+            if per_function is not None:
+                per_function[(label_of(ctx), f)] += cost * w
     return result
 
 
 def label_of(ctx):
     major, minor = ctx
+    if minor == MALLOC:
+        minor = "other (no named layer)" + MALLOC
     if major and minor:
         return major + " / " + minor
     return major or minor or "other (no named layer)"
@@ -308,104 +394,192 @@ def requests_handled(out, run):
     return float(run["n"]), "N (each wrk thread stopped after all its responses)"
 
 
+def major_of(layer):
+    """The outer layer of a row: its major, or the row itself without its malloc/free mark."""
+    layer = layer[:-len(MALLOC)] if layer.endswith(MALLOC) else layer
+    return layer.split(" / ")[0]
+
+
+def count_calls(data, calls):
+    """Calls into each major layer (a call from outside it), and of each caller -> callee layer."""
+    for (a, b), (n, cost) in data["edges"].items():
+        layer = None
+        pa, pb = strip(a), strip(b)
+        for ra, rb, kind, label in COMPILED_EDGES:
+            if ra.search(pa) and rb.search(pb):
+                layer = label
+                break
+        if layer is None:
+            cb, ca = classify(b), classify(a)
+            if cb and cb[0] == "major" and cb != ca:
+                layer = cb[1]
+        if layer:
+            calls[layer] += n
+
+
+def table(title, rows, total, columns, column_values, calls=None):
+    """rows: [(label, value, {column: value})], printed largest first; small rows grouped. With
+    `calls` ({label: calls per request}), a column of calls per request."""
+    print(title)
+    print("| layer | instructions/request | share |" + (" calls/request |" if calls else "") +
+          "".join(" %s |" % c for c in columns))
+    print("|---|---:|---:|" + ("---:|" if calls else "") + "---:|" * len(columns))
+    small = 0.0
+    for label, value, cells in sorted(rows, key=lambda r: -r[1]):
+        if abs(value) < 0.002 * abs(total):
+            small += value
+            continue
+        print("| %s | %s | %.1f%% |" % (label, fmt(value), 100 * value / total if total else 0) +
+              ((" %.2f |" % calls[label] if label in calls else " |") if calls else "") +
+              "".join(" %s |" % fmt(cells.get(c, 0)) for c in columns))
+    if small:
+        print("| (rows under 0.2%% each, together) | %s | %.1f%% |" % (fmt(small), 100 * small / total if total else 0) +
+              (" |" if calls else "") + " |" * len(columns))
+    print("| total | %s | 100%% |" % fmt(total) + (" |" if calls else "") +
+          "".join(" %s |" % fmt(column_values.get(c, 0)) for c in columns))
+    print()
+
+
 def callgrind_report(out, run):
     windows = read_kv(os.path.join(out, "windows.txt"))
     seconds = {k: float(v) for k, v in read_kv(os.path.join(out, "seconds.txt")).items()}
     requests, source = requests_handled(out, run)
-    scale = seconds["load"] / seconds["idle"] if seconds.get("idle") else 0.0
+    mode = run["mode"]
     per = {}
     libpq = collections.Counter()
+    calls = collections.Counter()
     names = {}
     for window in ("idle", "load"):
         by_role = collections.Counter()
-        by_layer = collections.defaultdict(collections.Counter)
+        cells = collections.Counter()
         files = sorted(glob.glob(os.path.join(out, "callgrind.*.%s-*" % windows[window])))
         for path in files:
             data = parse(path, names)
             role = role_of(data)
             by_role[role] += data["total"]
             for ctx, cost in attribute(data).items():
-                by_layer[label_of(ctx)][role] += cost
+                cells[(label_of(ctx), role)] += cost
             if window == "load":
-                for (a, b), (calls, cost) in data["edges"].items():
+                count_calls(data, calls)
+                for (a, b), (n, cost) in data["edges"].items():
                     if "libpq" in data["objects"].get(a, "") and "libpq" not in data["objects"].get(b, ""):
-                        plain = RECURSION.sub("", b)
+                        plain = RECURSION.sub("", b).split("@")[0]
                         if plain in ("send", "__send", "__libc_send", "poll", "__poll", "recv", "__libc_recv"):
-                            libpq[plain.replace("__libc_", "").lstrip("_")] += calls
-        per[window] = (by_role, by_layer, len(files))
-    idle_roles, idle_layers, _ = per["idle"]
-    load_roles, load_layers, thread_count = per["load"]
+                            libpq[plain.replace("__libc_", "").lstrip("_")] += n
+        per[window] = (by_role, cells, len(files))
+    idle_roles, idle_cells, _ = per["idle"]
+    load_roles, load_cells, thread_count = per["load"]
+
+    # The writer's units: requests' own (REQUEST_UNITS per request) and the background workers'
+    # polls. Polls in the load window are taken out at the idle window's cost per unit, layer by
+    # layer: what a poll did because of the requests (events to sequence) stays.
+    def units(path, name="tesoro_store_commit_batch_units_sum"):
+        return metric(os.path.join(out, path), name)
+    idle_units = units("metrics-before.txt") - units("metrics-idle-before.txt")
+    load_units = units("metrics-after.txt") - units("metrics-before.txt")
+    load_commits = units("metrics-after.txt", "tesoro_store_commit_batch_units_count") - \
+        units("metrics-before.txt", "tesoro_store_commit_batch_units_count")
+    request_units = REQUEST_UNITS.get(mode, 0) * requests
+    poll_units = max(load_units - request_units, 0.0)
+    if idle_units > 0 and os.path.exists(os.path.join(out, "metrics-idle-before.txt")):
+        writer_scale, scale_text = poll_units / idle_units, "%.0f poll units in the load window / %.0f in the idle window" % (poll_units, idle_units)
+    else:
+        writer_scale = seconds["load"] / seconds["idle"] if seconds.get("idle") else 0.0
+        scale_text = "load / idle seconds (no unit counts)"
+
+    request_path = collections.Counter()   # (layer, role) -> instructions in the load window
+    background = collections.Counter()
+    for key in set(load_cells) | set(idle_cells):
+        layer, role = key
+        load = load_cells.get(key, 0)
+        if role in BACKGROUND_ROLES or major_of(layer) in BACKGROUND_MAJORS:
+            background[key] += load
+        elif role in TIME_SCALED_ROLES:
+            polls = idle_cells.get(key, 0) * seconds["load"] / seconds["idle"]
+            request_path[key] += load - polls
+            background[key] += polls
+        elif role == "SQLite writer" and mode not in ("hello", "group-commit"):
+            polls = idle_cells.get(key, 0) * writer_scale
+            request_path[key] += load - polls
+            background[key] += polls
+        else:
+            request_path[key] += load
     roles = sorted(set(load_roles) | set(idle_roles), key=lambda r: -load_roles[r])
+    role_request = {r: sum(v for (l, ro), v in request_path.items() if ro == r) / requests for r in roles}
+    role_background = {r: sum(v for (l, ro), v in background.items() if ro == r) / requests for r in roles}
+    total = sum(role_request.values())
+    total_background = sum(role_background.values())
 
-    def net(load, idle):
-        return (load - idle * scale) / requests
-
-    total = sum(net(load_roles[r], idle_roles[r]) for r in roles)
     print("bench/profile %s: callgrind, %d requests handled (%s), wrk -t%s -c%s" %
-          (run["mode"], requests, source, run["threads"], run["connections"]))
-    print("load window %.1f s (the requests, then %s s to settle), idle window %.1f s, scaled x%.2f and subtracted; "
-          "%d threads" % (seconds["load"], os.environ.get("SETTLE_SECONDS", "3"), seconds["idle"], scale, thread_count))
+          (mode, requests, source, run["threads"], run["connections"]))
+    print("windows: idle %.1f s, load %.1f s (the requests, then a few seconds to settle); %d threads; "
+          "startup, seeding and warm-up are outside both windows" % (seconds["idle"], seconds["load"], thread_count))
     print()
-    print("Instructions per request: %s (load window %s, idle window %s, whole-run instructions)" %
-          (fmt(total), fmt(sum(load_roles.values())), fmt(sum(idle_roles.values()))))
+    print("Request path: %s instructions per request" % fmt(total))
+    print("Background polls in the load window: %s per request (timer-driven: under callgrind a request "
+          "lasts some 50 times longer, so this is far above what they cost per request natively; "
+          "idle rate %s instructions/s)" % (fmt(total_background), fmt(sum(idle_roles.values()) / seconds["idle"])))
     print()
-    print("| thread role | instructions/request | share | idle-window part subtracted, /request |")
-    print("|---|---:|---:|---:|")
+    print("| thread role | request path, instructions/request | share | background polls, /request (this run) | idle window, instructions/s |")
+    print("|---|---:|---:|---:|---:|")
     for r in roles:
-        value = net(load_roles[r], idle_roles[r])
-        print("| %s | %s | %.1f%% | %s |" % (r, fmt(value), 100 * value / total if total else 0,
-                                             fmt(idle_roles[r] * scale / requests)))
-    print("| total | %s | 100%% | %s |" % (fmt(total), fmt(sum(idle_roles.values()) * scale / requests)))
+        print("| %s | %s | %.1f%% | %s | %s |" % (r, fmt(role_request[r]), 100 * role_request[r] / total if total else 0,
+                                                 fmt(role_background[r]), fmt(idle_roles[r] / seconds["idle"])))
+    print("| total | %s | 100%% | %s | %s |" % (fmt(total), fmt(total_background), fmt(sum(idle_roles.values()) / seconds["idle"])))
     print()
-    shown_roles = [r for r in roles if abs(net(load_roles[r], idle_roles[r])) >= 0.005 * max(total, 1)]
-    print("| layer | instructions/request | share | " + " | ".join(shown_roles) + " |")
-    print("|---|---:|---:|" + "---:|" * len(shown_roles))
-    layers = set(load_layers) | set(idle_layers)
-    rows = []
-    for layer in layers:
-        values = {r: net(load_layers[layer][r], idle_layers[layer][r]) for r in roles}
-        rows.append((sum(values.values()), layer, values))
-    rows.sort(key=lambda row: -row[0])
-    other_small = 0.0
-    for value, layer, values in rows:
-        if abs(value) < 0.002 * total:
-            other_small += value
-            continue
-        print("| %s | %s | %.1f%% | %s |" % (layer, fmt(value), 100 * value / total if total else 0,
-                                             " | ".join(fmt(values[r]) for r in shown_roles)))
-    if other_small:
-        print("| (rows under 0.2%% each, together) | %s | %.1f%% | |" % (fmt(other_small), 100 * other_small / total))
-    print("| total | %s | 100%% | %s |" % (fmt(total), " | ".join(fmt(net(load_roles[r], idle_roles[r])) for r in shown_roles)))
-    print()
-    majors = collections.Counter()
-    for value, layer, values in rows:
-        majors[layer.split(" / ")[0] if " / " in layer else layer] += value
-    print("Grouped by the outer layer (a major layer with everything below it):")
-    print("| layer | instructions/request | share |")
-    print("|---|---:|---:|")
-    for layer, value in majors.most_common():
-        if abs(value) >= 0.002 * total:
-            print("| %s | %s | %.1f%% |" % (layer, fmt(value), 100 * value / total if total else 0))
-    if libpq:
+    shown = [r for r in roles if abs(role_request[r]) >= 0.005 * max(abs(total), 1)]
+    layers = collections.defaultdict(dict)
+    for (layer, role), v in request_path.items():
+        layers[layer][role] = v / requests
+    rows = [(layer, sum(c.values()), c) for layer, c in layers.items()]
+    table("Request path by layer (innermost named layer; \"major / minor\" = a minor layer inside a major one):",
+          rows, total, shown, role_request)
+    merged = collections.defaultdict(dict)
+    for layer, value, c in rows:
+        key = layer[:-len(MALLOC)] if layer.endswith(MALLOC) else layer
+        for r, v in c.items():
+            merged[key][r] = merged[key].get(r, 0) + v
+    table("Request path by layer, each with the malloc/free it called:",
+          [(m, sum(c.values()), c) for m, c in merged.items()], total, shown, role_request)
+    majors = collections.defaultdict(dict)
+    for layer, value, c in rows:
+        for r, v in c.items():
+            majors[major_of(layer)][r] = majors[major_of(layer)].get(r, 0) + v
+    table("Request path by outer layer (a major layer with everything below it; calls/request: calls into "
+          "the layer in the load window, background polls included):",
+          [(m, sum(c.values()), c) for m, c in majors.items()], total, shown, role_request,
+          {k: v / requests for k, v in calls.items()})
+    bg = collections.defaultdict(dict)
+    for (layer, role), v in background.items():
+        bg[major_of(layer)][role] = bg[major_of(layer)].get(role, 0) + v / requests
+    bg_roles = [r for r in roles if abs(role_background[r]) >= 0.005 * max(abs(total_background), 1)]
+    if total_background:
+        table("Background polls in the load window, per request (left out of the request path):",
+              [(m, sum(c.values()), c) for m, c in bg.items()], total_background, bg_roles, role_background)
+    if load_commits or idle_units:
+        print("SQLite writer: idle window %.0f units (%.1f/s); load window %.0f units in %.0f commits "
+              "(%.1f units per commit), %.0f of them the requests' (%.2f per request), %.0f polls; "
+              "polls subtracted at the idle cost per unit, scaled by %s"
+              % (idle_units, idle_units / seconds["idle"], load_units, load_commits,
+                 load_units / load_commits if load_commits else 0, request_units,
+                 REQUEST_UNITS.get(mode, 0), poll_units, scale_text))
         print()
-        print("libpq calls into the kernel, per request (load window; a poll is a wait for the server): " +
+    result = {"total": total, "roles": role_request, "background": total_background,
+              "majors": {m: sum(c.values()) for m, c in majors.items()}, "requests": requests}
+    if libpq:
+        result["libpq"] = {k: v / requests for k, v in libpq.items()}
+        print("libpq calls into the kernel, per request (load window; a poll() is a wait for the server's answer): " +
               ", ".join("%s %.2f" % (k, v / requests) for k, v in sorted(libpq.items())))
     statements = os.path.join(out, "pg-statements.tsv")
     if os.path.exists(statements):
         lines = [l.rstrip("\n").split("\t") for l in open(statements) if l.strip()]
         body = [l for l in lines[1:] if len(l) >= 3 and l[0].isdigit()]
         calls = sum(int(l[0]) for l in body)
-        print()
-        print("PostgreSQL statements per request (pg_stat_statements over the load window): %.2f" % (calls / requests))
+        print("PostgreSQL statements per request (pg_stat_statements over the load window, every database user): %.2f" % (calls / requests))
         for l in body[:12]:
-            print("  %.2f  %s" % (int(l[0]) / requests, l[2][:150]))
-    before, after = os.path.join(out, "metrics-before.txt"), os.path.join(out, "metrics-after.txt")
-    units = metric(after, "tesoro_store_commit_batch_units_sum") - metric(before, "tesoro_store_commit_batch_units_sum")
-    commits = metric(after, "tesoro_store_commit_batch_units_count") - metric(before, "tesoro_store_commit_batch_units_count")
-    if commits:
-        print()
-        print("SQLite group commit in the load window: %.0f write units in %.0f commits (%.1f units per commit), "
-              "%.2f write units per request" % (units, commits, units / commits, units / requests))
+            print("  %.2f  %s" % (int(l[0]) / requests, l[2][:160]))
+        result["statements"] = calls / requests
+    return result
 
 
 def cpu_ticks(path):
@@ -495,9 +669,67 @@ def print_layers():
         print("- %s: %s" % (role, regex))
 
 
+def print_functions(out, pattern):
+    """The functions whose own instructions make the layers matching `pattern`, per request, in the
+    load window (the idle window not subtracted)."""
+    run = read_kv(os.path.join(out, "run.txt"))
+    windows = read_kv(os.path.join(out, "windows.txt"))
+    requests, _ = requests_handled(out, run)
+    functions = collections.Counter()
+    names = {}
+    for path in sorted(glob.glob(os.path.join(out, "callgrind.*.%s-*" % windows["load"]))):
+        attribute(parse(path, names), functions)
+    regex = re.compile(pattern)
+    rows = [(v, layer, f) for (layer, f), v in functions.items() if regex.search(layer)]
+    print("Own instructions per request, load window, layers matching %r:" % pattern)
+    for v, layer, f in sorted(rows, reverse=True)[:40]:
+        print("%10s  %-40.40s  %s" % (fmt(v / requests), layer, f[:150]))
+
+
+def compare(outs):
+    """Request-path instructions per request of several runs of one mode, side by side."""
+    import contextlib
+    import io
+    results = []
+    for out in outs:
+        run = read_kv(os.path.join(out, "run.txt"))
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = callgrind_report(out, run)
+        results.append((out, result or {}))
+
+    def spread(values):
+        values = [v for v in values if v is not None]
+        if not values or not max(abs(v) for v in values):
+            return ""
+        mean = sum(values) / len(values)
+        return "%.1f%%" % (100 * (max(values) - min(values)) / abs(mean)) if mean else ""
+
+    print("| | " + " | ".join(os.path.basename(o.rstrip("/")) for o, _ in results) + " | spread (max-min)/mean |")
+    print("|---|" + "---:|" * len(results) + "---:|")
+    rows = [("request path, instructions/request", [r.get("total") for _, r in results])]
+    roles = sorted({k for _, r in results for k in r.get("roles", {})})
+    rows += [("  role: " + k, [r.get("roles", {}).get(k) for _, r in results]) for k in roles]
+    majors = collections.Counter()
+    for _, r in results:
+        for k, v in r.get("majors", {}).items():
+            majors[k] += v
+    rows += [("  layer: " + k, [r.get("majors", {}).get(k) for _, r in results]) for k, _ in majors.most_common(8)]
+    if any("statements" in r for _, r in results):
+        rows.append(("PostgreSQL statements/request", [r.get("statements") for _, r in results]))
+    for label, values in rows:
+        print("| %s | %s | %s |" % (label, " | ".join(fmt(v) if v is not None and v >= 100 else
+                                                     ("%.2f" % v if v is not None else "") for v in values), spread(values)))
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--layers":
         print_layers()
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--compare":
+        compare(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--functions":
+        print_functions(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else ".")
         return
     out = sys.argv[1]
     run = read_kv(os.path.join(out, "run.txt"))
