@@ -59,7 +59,9 @@ LAYERS = [
      r"pagerOpenSavepoint|subjournalPage\w*|memjrnl\w+|sqlite3BtreeBeginStmt|sqlite3BitvecSet|addToSavepointBitvecs)$"),
     ("minor", "SQL: SQLite", r"^(sqlite3\w*|0x\w+@libsqlite3\.so.*)$"),
     ("minor", "SQL: statement run, bind, rows", r"^tesoro::store::"),
-    ("minor", "JSON build/serialize (boost::json)", r"^(boost::json::|0x\w+@libboost_json\.so.*$|"
+    ("minor", "JSON serialize (boost::json::serialize)", r"^boost::json::(serialize|serializer|detail::write|detail::format)"),
+    ("minor", "JSON free (boost::json destructors)", r"^boost::json::(value|object|array|string|detail::string_impl)::~"),
+    ("minor", "JSON build (boost::json values, Tesoro's *_json)", r"^(boost::json::|"
      r"tesoro::api::(\(anonymous namespace\)::)?\w*json\w*\(|tesoro::json::|tesoro::json_text::)"),
     ("minor", "HTTP read/parse (Beast, Request)",
      r"^(boost::beast::http::(detail::read|detail::parse|detail::basic_parser|basic_parser|parser|"
@@ -101,7 +103,10 @@ EDGE_LAYERS = [
      r"Connection::(run|exec_plain)\(", "major", "writer: BEGIN IMMEDIATE, SAVEPOINT, RELEASE, COMMIT statements"),
     (r"SqliteStore::SqliteStore\(tesoro::store::Options const&\)::\{lambda\(\)#1\}|SqliteStore::(writer_loop|commit_batch|run_unit)\(",
      r"^std::_Function_handler<bool \(tesoro::store::Tx&\)", "major", "write unit: glue (Store::write, Context::write, response)"),
-    (r"ConnectionTx<.*>::nested", r"Connection::(run|exec_plain)\(", "major", "write unit: nested SAVEPOINT statements"),
+    # Context::write runs the handler's function in a nested savepoint (Tx::nested): its
+    # SAVEPOINT and RELEASE statements.
+    (r"(ConnectionTx<.*>|Tx)::nested<", r"ConnectionTx<.*>::exec\(|Connection::(run|exec_plain)\(", "major",
+     "write unit: nested SAVEPOINT statements"),
     (r"GroupCommitWriter::exec\(|GroupCommitWriter::run\(", r"sqlite3_exec", "major", "writer: BEGIN + COMMIT statements"),
 ]
 
@@ -217,6 +222,7 @@ def parse(path, names):
                     edge[0] += pending
                     edge[1] += value
                     pending = None
+                    callee_ob = current_ob  # cob= names the object of one call only
                 else:
                     self_cost[fn] += value
             elif line.startswith("fn="):
@@ -461,11 +467,16 @@ def callgrind_report(out, run):
                 cells[(label_of(ctx), role)] += cost
             if window == "load":
                 count_calls(data, calls)
+                group = "background" if role in BACKGROUND_ROLES else "request path"
                 for (a, b), (n, cost) in data["edges"].items():
-                    if "libpq" in data["objects"].get(a, "") and "libpq" not in data["objects"].get(b, ""):
-                        plain = RECURSION.sub("", b).split("@")[0]
+                    plain = RECURSION.sub("", b).split("@")[0]
+                    in_libpq = "libpq" in data["objects"].get(a, "")
+                    if in_libpq and "libpq" not in data["objects"].get(b, ""):
                         if plain in ("send", "__send", "__libc_send", "poll", "__poll", "recv", "__libc_recv"):
-                            libpq[plain.replace("__libc_", "").lstrip("_")] += n
+                            libpq[(group, plain.replace("__libc_", "").lstrip("_") + "()")] += n
+                    elif not in_libpq and plain in ("PQexec", "PQexecParams", "PQexecPrepared", "PQprepare",
+                                                    "PQsendQuery", "PQsendQueryParams", "PQsendQueryPrepared"):
+                        libpq[(group, plain)] += n
         per[window] = (by_role, cells, len(files))
     idle_roles, idle_cells, _ = per["idle"]
     load_roles, load_cells, thread_count = per["load"]
@@ -567,9 +578,20 @@ def callgrind_report(out, run):
     result = {"total": total, "roles": role_request, "background": total_background,
               "majors": {m: sum(c.values()) for m, c in majors.items()}, "requests": requests}
     if libpq:
-        result["libpq"] = {k: v / requests for k, v in libpq.items()}
-        print("libpq calls into the kernel, per request (load window; a poll() is a wait for the server's answer): " +
-              ", ".join("%s %.2f" % (k, v / requests) for k, v in sorted(libpq.items())))
+        result["libpq"] = {"%s: %s" % k: v / requests for k, v in libpq.items()}
+        for group in ("request path", "background"):
+            mine = {name: v for (g, name), v in libpq.items() if g == group}
+            if not mine:
+                continue
+            statements = sum(v for name, v in mine.items() if name.startswith("PQ") and name != "PQprepare")
+            print("libpq, %s threads, per request (load window): statements sent %.2f (%s); kernel calls %s. "
+                  "A poll() is libpq waiting for the server's answer: a round trip."
+                  % (group, statements / requests,
+                     ", ".join("%s %.2f" % (k, v / requests) for k, v in sorted(mine.items()) if k.startswith("PQ")),
+                     ", ".join("%s %.2f" % (k, v / requests) for k, v in sorted(mine.items()) if not k.startswith("PQ"))))
+            if group == "request path":
+                result["round trips"] = mine.get("poll()", 0) / requests
+                result["statements sent"] = statements / requests
     statements = os.path.join(out, "pg-statements.tsv")
     if os.path.exists(statements):
         lines = [l.rstrip("\n").split("\t") for l in open(statements) if l.strip()]
@@ -717,7 +739,7 @@ def compare(outs):
     if any("statements" in r for _, r in results):
         rows.append(("PostgreSQL statements/request", [r.get("statements") for _, r in results]))
     for label, values in rows:
-        print("| %s | %s | %s |" % (label, " | ".join(fmt(v) if v is not None and v >= 100 else
+        print("| %s | %s | %s |" % (label, " | ".join(fmt(v) if v is not None and abs(v) >= 100 else
                                                      ("%.2f" % v if v is not None else "") for v in values), spread(values)))
 
 
