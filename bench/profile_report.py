@@ -188,14 +188,19 @@ def classify(name):
 
 def parse(path, names):
     """One callgrind file: total, self cost per function, edges {(caller, callee): [calls, cost]},
-    the object of each function, and the thread number."""
+    the same per call site {(caller, callee): {address: [calls, cost]}} when callgrind ran with
+    --dump-instr=yes, the object of each function, and the thread number."""
     total, thread = 0, 0
     self_cost = collections.Counter()
     edges = {}
+    sites = {}
     objects = {}
     current_ob = callee_ob = ""
     fn = callee = None
     pending = None
+    positions = 1      # "positions: line" (1 column) or "positions: instr line" (2)
+    instr = False      # the first position column is an instruction address
+    address = 0        # the last absolute instruction address (relative ones build on it)
 
     def resolve(kind, text):
         m = re.match(r"\((\d+)\)(?: (.*))?$", text)
@@ -214,13 +219,25 @@ def parse(path, names):
             c = line[:1]
             if c.isdigit() or c in "+-*":
                 parts = line.split()
-                if len(parts) < 2:
+                if len(parts) <= positions:
                     continue
-                value = int(parts[1])
+                if instr:
+                    first = parts[0]
+                    if first.startswith("0x"):
+                        address = int(first, 16)
+                    elif first[:1] in "+-":
+                        address += int(first)
+                    elif first != "*":
+                        address = int(first)
+                value = int(parts[positions])
                 if pending is not None:
                     edge = edges.setdefault((fn, callee), [0, 0])
                     edge[0] += pending
                     edge[1] += value
+                    if instr:
+                        site = sites.setdefault((fn, callee), {}).setdefault(address, [0, 0])
+                        site[0] += pending
+                        site[1] += value
                     pending = None
                     callee_ob = current_ob  # cob= names the object of one call only
                 else:
@@ -238,11 +255,15 @@ def parse(path, names):
                 current_ob = callee_ob = resolve("ob", line[3:].rstrip("\n"))
             elif line.startswith("cob="):
                 callee_ob = resolve("ob", line[4:].rstrip("\n"))
+            elif line.startswith("positions:"):
+                columns = line.split()[1:]
+                positions, instr = len(columns), columns[0] == "instr"
             elif line.startswith(("summary:", "totals:")):
                 total = max(total, int(line.split()[1]))
             elif line.startswith("thread:"):
                 thread = int(line.split()[1])
-    return {"total": total, "self": self_cost, "edges": edges, "objects": objects, "thread": thread}
+    return {"total": total, "self": self_cost, "edges": edges, "sites": sites, "objects": objects,
+            "thread": thread}
 
 
 def role_of(data):
@@ -268,17 +289,37 @@ def apply(layer, context):
     return (label, "") if kind == "major" else (context[0], label)
 
 
+WRITER_STATEMENTS = "writer: BEGIN IMMEDIATE, SAVEPOINT, RELEASE, COMMIT statements"
+
+
+def split_writer_statements(layer, sites, counts):
+    """The writer's statements by call site (callgrind --dump-instr=yes): a site called once per
+    commit is BEGIN IMMEDIATE or COMMIT, one called once per write unit is SAVEPOINT or RELEASE,
+    one called far less is ROLLBACK TO (units that failed). `counts` = (units, commits) of the
+    window, from /metrics. None when the sites or counts are not known, or cannot tell apart."""
+    if not layer or layer[1] != WRITER_STATEMENTS or not sites or not counts:
+        return None
+    units, commits = counts
+    if commits <= 0 or units < 1.3 * commits:
+        return None  # about one unit per commit: the sites cannot be told apart by their counts
+    out = []
+    for address, (calls, cost) in sites.items():
+        if cost <= 0:
+            continue
+        if calls < 0.5 * commits:
+            label = "writer: ROLLBACK TO SAVEPOINT (units that failed)"
+        elif abs(calls - commits) <= abs(calls - units):
+            label = "writer: BEGIN IMMEDIATE + COMMIT (WAL write)"
+        else:
+            label = "writer: SAVEPOINT + RELEASE per unit"
+        out.append((cost, ("major", label), calls))
+    return out
+
+
 def attribute(data, per_function=None):
     """Cost per (major, minor) layer of one thread; sums to the thread's total. With `functions`
     (a Counter), also adds each function's own cost per (layer, function) to it."""
     self_cost, edges = data["self"], data["edges"]
-    incoming = collections.defaultdict(list)
-    functions = set(self_cost)
-    for (a, b), (calls, cost) in edges.items():
-        functions.add(a)
-        functions.add(b)
-        if a != b and cost > 0:
-            incoming[b].append((a, cost))
     edge_layer = {}
     for (a, b) in edges:
         pa, pb = strip(a), strip(b)
@@ -286,6 +327,19 @@ def attribute(data, per_function=None):
             if ra.search(pa) and rb.search(pb):
                 edge_layer[(a, b)] = (kind, label)
                 break
+    incoming = collections.defaultdict(list)  # callee -> [(caller, cost, layer of the call)]
+    functions = set(self_cost)
+    for (a, b), (calls, cost) in edges.items():
+        functions.add(a)
+        functions.add(b)
+        if a == b or cost <= 0:
+            continue
+        layer = edge_layer.get((a, b), classify(b))
+        split = split_writer_statements(layer, data.get("sites", {}).get((a, b)), data.get("writer_counts"))
+        if split:
+            incoming[b].extend((a, site_cost, site_layer) for site_cost, site_layer, _ in split)
+        else:
+            incoming[b].append((a, cost, layer))
     inclusive = {f: self_cost.get(f, 0) for f in functions}
     for (a, b), (calls, cost) in edges.items():
         if a != b:
@@ -309,8 +363,7 @@ def attribute(data, per_function=None):
                 if not incoming[f]:
                     continue
                 mass = collections.Counter()
-                for caller, cost in incoming[f]:
-                    layer = edge_layer.get((caller, f), classify(f))
+                for caller, cost, layer in incoming[f]:
                     for ctx, w in context[caller].items():
                         mass[apply(layer, ctx)] += cost * w
                 whole = sum(mass.values())
@@ -414,7 +467,15 @@ def count_calls(data, calls):
         for ra, rb, kind, label in COMPILED_EDGES:
             if ra.search(pa) and rb.search(pb):
                 layer = label
+                split = split_writer_statements((kind, label), data.get("sites", {}).get((a, b)),
+                                                data.get("writer_counts"))
+                if split:
+                    for _, (_, site_label), site_calls in split:
+                        calls[site_label] += site_calls
+                    layer = "split"
                 break
+        if layer == "split":
+            continue
         if layer is None:
             cb, ca = classify(b), classify(a)
             if cb and cb[0] == "major" and cb != ca:
@@ -436,7 +497,7 @@ def table(title, rows, total, columns, column_values, calls=None):
             small += value
             continue
         print("| %s | %s | %.1f%% |" % (label, fmt(value), 100 * value / total if total else 0) +
-              ((" %.2f |" % calls[label] if label in calls else " |") if calls else "") +
+              ((" %.2f |" % calls[label] if calls.get(label, 0) >= 0.005 else " |") if calls else "") +
               "".join(" %s |" % fmt(cells.get(c, 0)) for c in columns))
     if small:
         print("| (rows under 0.2%% each, together) | %s | %.1f%% |" % (fmt(small), 100 * small / total if total else 0) +
@@ -455,6 +516,16 @@ def callgrind_report(out, run):
     libpq = collections.Counter()
     calls = collections.Counter()
     names = {}
+
+    def units(path, name="tesoro_store_commit_batch_units_sum"):
+        return metric(os.path.join(out, path), name)
+    count = "tesoro_store_commit_batch_units_count"
+    writer_counts = {
+        "idle": (units("metrics-before.txt") - units("metrics-idle-before.txt"),
+                 units("metrics-before.txt", count) - units("metrics-idle-before.txt", count))
+        if os.path.exists(os.path.join(out, "metrics-idle-before.txt")) else None,
+        "load": (units("metrics-after.txt") - units("metrics-before.txt"),
+                 units("metrics-after.txt", count) - units("metrics-before.txt", count))}
     for window in ("idle", "load"):
         by_role = collections.Counter()
         cells = collections.Counter()
@@ -462,6 +533,7 @@ def callgrind_report(out, run):
         for path in files:
             data = parse(path, names)
             role = role_of(data)
+            data["writer_counts"] = writer_counts[window]
             by_role[role] += data["total"]
             for ctx, cost in attribute(data).items():
                 cells[(label_of(ctx), role)] += cost
@@ -484,8 +556,6 @@ def callgrind_report(out, run):
     # The writer's units: requests' own (REQUEST_UNITS per request) and the background workers'
     # polls. Polls in the load window are taken out at the idle window's cost per unit, layer by
     # layer: what a poll did because of the requests (events to sequence) stays.
-    def units(path, name="tesoro_store_commit_batch_units_sum"):
-        return metric(os.path.join(out, path), name)
     idle_units = units("metrics-before.txt") - units("metrics-idle-before.txt")
     load_units = units("metrics-after.txt") - units("metrics-before.txt")
     load_commits = units("metrics-after.txt", "tesoro_store_commit_batch_units_count") - \
@@ -498,6 +568,22 @@ def callgrind_report(out, run):
         writer_scale = seconds["load"] / seconds["idle"] if seconds.get("idle") else 0.0
         scale_text = "load / idle seconds (no unit counts)"
 
+    # The idle window has about one unit per commit, so its writer statements stay one row; spread
+    # it over the load window's BEGIN/COMMIT and SAVEPOINT/RELEASE rows in proportion to them.
+    split_labels = [l for l in ("writer: BEGIN IMMEDIATE + COMMIT (WAL write)", "writer: SAVEPOINT + RELEASE per unit",
+                                "writer: ROLLBACK TO SAVEPOINT (units that failed)")]
+    for (layer, role) in list(idle_cells):
+        if major_of(layer) != WRITER_STATEMENTS or (layer, role) in load_cells:
+            continue
+        suffix = layer[len(WRITER_STATEMENTS):]
+        targets = {(l + suffix, role): load_cells.get((l + suffix, role), 0) for l in split_labels}
+        weight = sum(v for v in targets.values() if v > 0)
+        if weight <= 0:
+            continue
+        cost = idle_cells.pop((layer, role))
+        for key, v in targets.items():
+            if v > 0:
+                idle_cells[key] += cost * v / weight
     request_path = collections.Counter()   # (layer, role) -> instructions in the load window
     background = collections.Counter()
     for key in set(load_cells) | set(idle_cells):
@@ -656,10 +742,12 @@ def cpu_report(out, run):
         backends, others = [0, 0], [0, 0]
         for pid, (u, s, title) in after.items():
             bu, bs, _ = before.get(pid, (0, 0, ""))
-            target = backends if re.search(r"postgres:_\w+_\w+_127\.0\.0\.1|postgres:_\w+_\w+_\[local\]", title) else others
+            client = re.search(r"postgres:_\w+_\w+_127\.0\.0\.1|postgres:_\w+_\w+_\[local\]|^exited_backends", title)
+            target = backends if client else others
             target[0] += u - bu
             target[1] += s - bs
-        rows.append(("PostgreSQL backends (client connections)", backends[0] / hz, backends[1] / hz))
+        rows.append(("PostgreSQL backends (client connections; those that exited, from the postmaster's cutime)",
+                     backends[0] / hz, backends[1] / hz))
         rows.append(("PostgreSQL other processes (postmaster, WAL writer, checkpointer...)", others[0] / hz, others[1] / hz))
     total = [0.0, 0.0]
     for name, u, s in rows:
@@ -668,6 +756,12 @@ def cpu_report(out, run):
         total[1] += s
     print("| all | %.4f | %.4f | %.4f |" % (1000 * total[0] / requests, 1000 * total[1] / requests,
                                            1000 * sum(total) / requests))
+    before, after = os.path.join(out, "metrics-before.txt"), os.path.join(out, "metrics-after.txt")
+    units = metric(after, "tesoro_store_commit_batch_units_sum") - metric(before, "tesoro_store_commit_batch_units_sum")
+    commits = metric(after, "tesoro_store_commit_batch_units_count") - metric(before, "tesoro_store_commit_batch_units_count")
+    if commits:
+        print("| (SQLite group commit in the load window: %.0f write units in %.0f commits, %.1f units per commit) | | | |"
+              % (units, commits, units / commits))
     cores = int(run.get("nproc", "2"))
     if sum(total):
         print()
@@ -721,8 +815,8 @@ def compare(outs):
 
     def spread(values):
         values = [v for v in values if v is not None]
-        if not values or not max(abs(v) for v in values):
-            return ""
+        if not values or max(abs(v) for v in values) < 1000:
+            return ""  # a spread of next to nothing says nothing
         mean = sum(values) / len(values)
         return "%.1f%%" % (100 * (max(values) - min(values)) / abs(mean)) if mean else ""
 
