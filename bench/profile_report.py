@@ -22,6 +22,7 @@ import collections
 import glob
 import os
 import re
+import signal
 import sys
 
 # (kind, label, regex on the function name). Order matters: first match wins.
@@ -30,7 +31,7 @@ LAYERS = [
      r"malloc_consolidate|unlink_chunk.*|tcache_\w+|sysmalloc|systrim|_int_memalign|"
      r"__libc_(malloc|free|calloc|realloc)|operator new|operator delete|aligned_alloc|"
      r"posix_memalign|__default_morecore|__brk|sbrk|__mmap|__munmap)\b"),
-    # The SQLite writer's statements, by caller (see EDGE_LAYERS): these names are the majors.
+    # Major layers: parts of the work, which keep what they call (SQL, JSON...) as sub-rows.
     ("major", "authentication (credential lookup, its SQL)", r"^tesoro::app::App::authenticate(_console)?\("),
     ("major", "idempotency lookup before the handler", r"^tesoro::idempotency::find\("),
     ("major", "write unit: create_account_holder", r"^tesoro::ledger::create_account_holder\b"),
@@ -51,12 +52,8 @@ LAYERS = [
      r"^tesoro::store::(\(anonymous namespace\)::)?(SqliteStore|PostgresStore|Store)::"
      r"(run_read|run_read_single|run_write|read|write|read_single|with_reader|with_connection|"
      r"acquire\w*|release\w*)\b"),
-    ("minor", "SQL: SQLite commit (WAL frames written, sync)",
-     r"^(sqlite3BtreeCommitPhaseOne|sqlite3PagerCommitPhaseOne|sqlite3WalFrames|pagerWalFrames|sqlite3OsSync|"
-     r"unixSync|full_fsync|sqlite3WalEndWriteTransaction|walWriteToLog|walWriteOneFrame)$"),
-    ("minor", "SQL: SQLite savepoint journal",
-     r"^(sqlite3PagerOpenSavepoint|sqlite3BtreeSavepoint|sqlite3PagerSavepoint|sqlite3VdbeSavepoint|"
-     r"pagerOpenSavepoint|subjournalPage\w*|memjrnl\w+|sqlite3BtreeBeginStmt|sqlite3BitvecSet|addToSavepointBitvecs)$"),
+    # Most of SQLite's internals are static (no name in libsqlite3's symbols): COMMIT and SAVEPOINT
+    # work is told apart by the writer's call sites instead (EDGE_LAYERS, split_writer_statements).
     ("minor", "SQL: SQLite", r"^(sqlite3\w*|0x\w+@libsqlite3\.so.*)$"),
     ("minor", "SQL: statement run, bind, rows", r"^tesoro::store::"),
     ("minor", "JSON serialize (boost::json::serialize)", r"^boost::json::(serialize|serializer|detail::write|detail::format)"),
@@ -838,6 +835,7 @@ def compare(outs):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
     if len(sys.argv) > 1 and sys.argv[1] == "--layers":
         print_layers()
         return
