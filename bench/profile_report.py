@@ -58,8 +58,9 @@ LAYERS = [
     ("minor", "SQL: statement run, bind, rows", r"^tesoro::store::"),
     ("minor", "JSON serialize (boost::json::serialize)", r"^boost::json::(serialize|serializer|detail::write|detail::format)"),
     ("minor", "JSON free (boost::json destructors)", r"^boost::json::(value|object|array|string|detail::string_impl)::~"),
-    ("minor", "JSON build (boost::json values, Tesoro's *_json)", r"^(boost::json::|"
-     r"tesoro::api::(\(anonymous namespace\)::)?\w*json\w*\(|tesoro::json::|tesoro::json_text::)"),
+    ("minor", "JSON build (boost::json values, Tesoro's *_json; *_text writers)", r"^(boost::json::|"
+     r"tesoro::api::(\(anonymous namespace\)::)?\w*(json\w*|_text)\(|"
+     r"tesoro::\w+::(\(anonymous namespace\)::)?\w+_text(\[abi:cxx11\])?\(|tesoro::json::|tesoro::json_text::)"),
     ("minor", "HTTP read/parse (Beast, Request)",
      r"^(boost::beast::http::(detail::read|detail::parse|detail::basic_parser|basic_parser|parser|"
      r"detail::read_some|async_read)|boost::beast::basic_stream<.*>::ops::transfer_op<true|"
