@@ -9,9 +9,9 @@ namespace {
 
 // On SQLite the one writer runs a group's units one after the other and commits them together,
 // so a position taken inside a unit is already in commit order: events get theirs as they are
-// written, and the sequencer's extra update of every event row (about a seventh of the writer's
-// work per durable POST, by callgrind) is not needed. The position of the last event is read
-// once per statement; the writer's transaction makes it exclusive. PostgreSQL, whose
+// written, and the sequencer's extra update of every event row (about an eighth of the
+// writer's work per durable POST, by callgrind) is not needed. The position of the last event
+// is read once per statement; the writer's transaction makes it exclusive. PostgreSQL, whose
 // transactions commit in another order than they write, leaves it to the sequencer.
 bool positions_on_insert(const store::Tx& tx) { return tx.engine() == store::Engine::sqlite; }
 
