@@ -12,6 +12,7 @@
 #include "app/card_key.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/metrics.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/configuration_groups.hpp"
@@ -407,6 +408,7 @@ int command_serve(const Config& config) {
                       : sqlite           ? limits::k_workers_default_sqlite
                                          : limits::k_postgres_pool_size;
   options.workers = std::clamp(workers, 1, limits::k_workers_max);
+  metrics::set_handler_threads(options.workers);
   options.io_threads = std::max(1, config.io_threads);
 
   // A missing or malformed TESORO_CARD_KEY stops serve before it touches the database; the data

@@ -60,6 +60,26 @@ TEST(Operations, MetricsInPrometheusFormat) {
   EXPECT_NE(metrics.body.find("tesoro_store_write_queue_depth"), std::string::npos);
 }
 
+// Handler threads follow the engine unless --workers says otherwise: 64 on SQLite (waiting
+// handlers make larger group commits), one per pooled connection (16) on PostgreSQL.
+TEST(Operations, HandlerThreadsFollowTheEngineUnlessGiven) {
+  auto threads = [](const Reply& metrics) {
+    const std::string name = "\ntesoro_http_handler_threads ";
+    auto at = metrics.body.find(name);
+    return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + name.size()));
+  };
+  harness::ServerOptions by_engine;
+  by_engine.engine_default_workers = true;
+  {
+    Server server(by_engine);
+    EXPECT_EQ(threads(server.get("/metrics")), harness::is_postgres() ? 16 : 64);
+  }
+  harness::ServerOptions given;
+  given.extra_args = {"--workers", "7"};
+  Server server(given);
+  EXPECT_EQ(threads(server.get("/metrics")), 7);
+}
+
 TEST(Operations, ServesOpenApiDescription) {
   Reply reply = Server::shared().get("/openapi.yaml");
   EXPECT_EQ(reply.status, 200);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -308,8 +309,13 @@ int Server::start_extra_node() {
 
 int Server::spawn(int port) {
   std::vector<std::string> args = {tesoro_bin(), "serve", "--listen",
-                                   "127.0.0.1:" + std::to_string(port), "--log-level", "info",
-                                   "--workers", "16"};
+                                   "127.0.0.1:" + std::to_string(port), "--log-level", "info"};
+  const bool workers_given = std::find(options_.extra_args.begin(), options_.extra_args.end(),
+                                       "--workers") != options_.extra_args.end();
+  if (!workers_given && !options_.engine_default_workers) {
+    args.push_back("--workers");
+    args.push_back("16");
+  }
   for (const std::string& flag : store_flags()) args.push_back(flag);
   if (!options_.rate_limited) {
     args.push_back("--rate-limit");

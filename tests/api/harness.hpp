@@ -40,6 +40,9 @@ struct ServerOptions {
   bool rate_limited = false;            // default: --rate-limit 0
   // Environment changes for the `tesoro serve` processes: "NAME=value" sets, "NAME" unsets.
   std::vector<std::string> environment;
+  // Servers run 16 handler threads (--workers 16) unless extra_args names --workers, or this
+  // asks for the engine's default (no --workers at all).
+  bool engine_default_workers = false;
 };
 
 class Server {
