@@ -12,6 +12,13 @@
 
 namespace tesoro::api {
 
+// The list's `pagination` object, as pagination_json serialises it.
+inline void pagination_text(json_text::Writer& out, const Page& page, std::int64_t total_items) {
+  out.begin_object().key("page_number").integer(page.number).key("page_size").integer(page.size);
+  out.key("total_items").integer(total_items);
+  out.key("total_pages").integer(total_pages(page, total_items)).end_object();
+}
+
 // The answer of a list whose items write their own JSON text (the domain's *_text functions):
 // {<plural>: [to_text(item)...], pagination: {...}}.
 template <class T, class ToText>
@@ -20,11 +27,18 @@ http::Response paginated_text(std::string_view plural, const Page& page, const P
   json_text::Writer out(256 + bytes_per_item * found.items.size());
   out.begin_object().key(plural).begin_array();
   for (const T& item : found.items) out.raw(to_text(item));
-  out.end_array().key("pagination").begin_object();
-  out.key("page_number").integer(page.number).key("page_size").integer(page.size);
-  out.key("total_items").integer(found.total_items);
-  out.key("total_pages").integer(total_pages(page, found.total_items)).end_object().end_object();
+  out.end_array().key("pagination");
+  pagination_text(out, page, found.total_items);
+  out.end_object();
   return json_text_response(200, out.take());
+}
+
+// The same for items encoded as Boost.JSON objects (each serialised into the text).
+template <class T, class Encode>
+http::Response paginated_json(std::string_view plural, const Page& page, const PageOf<T>& found,
+                              Encode encode) {
+  return paginated_text(plural, page, found,
+                        [&](const T& item) { return json::serialize(encode(item)); });
 }
 
 // How a list reads: in a snapshot (a fetch that runs several statements), or as one statement
@@ -50,10 +64,7 @@ http::Response paginated_list(Context& context, std::string_view plural, Fetch f
     if constexpr (std::is_same_v<std::invoke_result_t<Encode&, const Item&>, std::string>) {
       return paginated_text(plural, page, found.value(), encode);
     } else {
-      json::array items;
-      for (const auto& item : found->items) items.push_back(encode(item));
-      return json_response(200, json::object{{plural, std::move(items)},
-                                             {"pagination", pagination_json(page, found->total_items)}});
+      return paginated_json(plural, page, found.value(), encode);
     }
   });
 }

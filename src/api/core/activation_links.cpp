@@ -64,10 +64,7 @@ http::Response list(Context& context) {
     auto found = cards::list_activation_links(tx, context.tenant_id(), card_id, context.now(),
                                               page.offset(), page.size);
     if (!found) return std::move(found).error();
-    json::array items;
-    for (const auto& link : found->items) items.push_back(listed_link_json(link));
-    return json_response(200, json::object{{"activation_links", std::move(items)},
-                                           {"pagination", pagination_json(page, found->total_items)}});
+    return paginated_json("activation_links", page, found.value(), listed_link_json);
   });
 }
 

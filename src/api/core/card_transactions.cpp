@@ -179,7 +179,8 @@ http::Response list(Context& context) {
     out.begin_object().key("card_id").string(card_id).key("transactions").begin_array();
     for (const auto& item : found->items) out.raw(card_transaction_text(item));
     out.end_array().key("pagination");
-    out.raw(json::serialize(pagination_json(page, found->total_items))).end_object();
+    pagination_text(out, page, found->total_items);
+    out.end_object();
     return json_text_response(200, out.take());
   });
 }

@@ -167,11 +167,7 @@ http::Response list(Context& context) {
     auto found =
         collections::list_collections(tx, context.tenant_id(), filter, page.offset(), page.size);
     if (!found) return std::move(found).error();
-    json::array items;
-    for (const auto& collection : found->items) items.push_back(collections::to_json(collection));
-    return json_response(200,
-                         json::object{{"collections", std::move(items)},
-                                      {"pagination", pagination_json(page, found->total_items)}});
+    return paginated_json("collections", page, found.value(), collections::to_json);
   });
 }
 
