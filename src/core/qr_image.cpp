@@ -14,14 +14,11 @@
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
 #include "core/qr_mask.hpp"
+#include "core/row_deflate.hpp"
 
 namespace tesoro::qr_image {
 
 namespace {
-
-// From this width on, rows are long enough that the Up filter with run-length matching beats
-// plain LZ77 (see write_png).
-constexpr int k_wide_image_pixels = 1024;
 
 struct QrcodeFree {
   void operator()(QRcode* code) const { QRcode_free(code); }
@@ -86,15 +83,13 @@ Result<Layout> place(const QRcode& symbol, int width) {
   return layout;
 }
 
-// The PNG's rows: a blank (all white) row for the quiet zone, and for each module row of the
-// symbol one packed row written pixels_per_module times. In a gray image of bit depth 1, bit 1
-// is white; the most significant bit of a byte is the leftmost pixel.
+// The PNG's pixel rows: a blank (all white) row for the quiet zone, and for each module row of
+// the symbol one packed row repeated pixels_per_module times. In a gray image of bit depth 1,
+// bit 1 is white; the most significant bit of a byte is the leftmost pixel.
 struct Image {
   const QRcode* symbol;
   Layout layout;
   int width;
-  std::vector<unsigned char> blank;
-  std::vector<unsigned char> row;
   std::string out;
   bool out_of_memory = false;
 };
@@ -117,11 +112,11 @@ void paint_black(unsigned char* row, int from, int count) {
   }
 }
 
-void fill_row(Image& image, int module_y) {
+// Paints module row module_y into row (row_bytes long, already white).
+void fill_row(const Image& image, int module_y, unsigned char* row) {
   const unsigned char* modules = image.symbol->data + module_y * image.symbol->width;
   const int size = image.symbol->width;
   const int scale = image.layout.pixels_per_module;
-  std::memcpy(image.row.data(), image.blank.data(), image.row.size());
   for (int x = 0; x < size;) {
     // A dark module has bit 0 set; a run of them is painted at once.
     if (!(modules[x] & 1)) {
@@ -130,8 +125,28 @@ void fill_row(Image& image, int module_y) {
     }
     int run_start = x;
     while (x < size && (modules[x] & 1)) ++x;
-    paint_black(image.row.data(), image.layout.margin + run_start * scale, (x - run_start) * scale);
+    paint_black(row, image.layout.margin + run_start * scale, (x - run_start) * scale);
   }
+}
+
+// The image data of the PNG (PNG 11.2.4, before compression): every pixel row behind its
+// filter-type byte, 0 (None).
+std::string image_data(const Image& image) {
+  const std::size_t row_bytes = (static_cast<std::size_t>(image.width) + 7) / 8;
+  const std::size_t stride = row_bytes + 1;
+  std::string data(stride * static_cast<std::size_t>(image.width), '\xFF');
+  auto* bytes = reinterpret_cast<unsigned char*>(data.data());
+  for (std::size_t y = 0; y < static_cast<std::size_t>(image.width); ++y) bytes[y * stride] = 0;
+  const int margin = image.layout.margin;
+  const int scale = image.layout.pixels_per_module;
+  for (int module_y = 0; module_y < image.symbol->width; ++module_y) {
+    unsigned char* first = bytes + static_cast<std::size_t>(margin + module_y * scale) * stride;
+    fill_row(image, module_y, first + 1);
+    for (int repeat = 1; repeat < scale; ++repeat) {
+      std::memcpy(first + static_cast<std::size_t>(repeat) * stride + 1, first + 1, row_bytes);
+    }
+  }
+  return data;
 }
 
 void append_bytes(png_structp png, png_bytep data, png_size_t length) {
@@ -148,44 +163,19 @@ void flush_nothing(png_structp) {}
 [[noreturn]] void on_png_error(png_structp png, png_const_charp) { png_longjmp(png, 1); }
 void on_png_warning(png_structp, png_const_charp) {}
 
-// Writes the whole PNG into image.out. libpng reports errors by longjmp: nothing with a
-// destructor lives in this frame, so the jump skips none.
-bool write_png(png_structp png, png_infop info, Image& image) {
+// Writes the whole PNG into image.out: libpng writes the signature, IHDR and the chunks' framing
+// and CRCs; the image data arrives compressed (row_deflate::zlib) as one IDAT chunk. libpng reports
+// errors by longjmp: nothing with a destructor lives in this frame, so the jump skips none.
+bool write_png(png_structp png, png_infop info, Image& image, const std::string& idat) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_set_write_fn(png, &image, append_bytes, flush_nothing);
-  // Speed first (measured, see docs/decisions.md): the fastest zlib level, and a small zlib
-  // state (4 KiB window, memLevel 4: about 24 KiB in all). libpng's default (32 KiB window,
-  // memLevel 8: about 270 KiB) cost more in malloc, page faults and heap trimming per image than
-  // compressing a 400 px image does. Each module row repeats pixels_per_module times:
-  // - narrow images: no filter, and LZ77 copies each repeated row from the one above (the
-  //   window holds many rows);
-  // - wide images: the Up filter turns a repeated row into zeros and run-length matching
-  //   swallows them, which is faster and 4 times smaller at 2048 px than LZ77 over long rows.
-  png_set_compression_level(png, Z_BEST_SPEED);
-  png_set_compression_window_bits(png, 12);
-  png_set_compression_mem_level(png, 4);
-  if (image.width >= k_wide_image_pixels) {
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
-    png_set_compression_strategy(png, Z_RLE);
-  } else {
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
-    png_set_compression_strategy(png, Z_DEFAULT_STRATEGY);
-  }
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
                static_cast<png_uint_32>(image.width), 1, PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
-
-  const int margin = image.layout.margin;
-  const int scale = image.layout.pixels_per_module;
-  const int symbol_pixels = image.symbol->width * scale;
-  for (int y = 0; y < margin; ++y) png_write_row(png, image.blank.data());
-  for (int module_y = 0; module_y < image.symbol->width; ++module_y) {
-    fill_row(image, module_y);
-    for (int repeat = 0; repeat < scale; ++repeat) png_write_row(png, image.row.data());
-  }
-  for (int y = margin + symbol_pixels; y < image.width; ++y) png_write_row(png, image.blank.data());
-  png_write_end(png, nullptr);
+  png_write_chunk(png, reinterpret_cast<png_const_bytep>("IDAT"),
+                  reinterpret_cast<png_const_bytep>(idat.data()), idat.size());
+  png_write_chunk(png, reinterpret_cast<png_const_bytep>("IEND"), nullptr, 0);
   return true;
 }
 
@@ -221,11 +211,10 @@ Result<std::string> png(std::string_view text, Level level, int width) {
   auto placed = place(**symbol, width);
   if (!placed) return std::move(placed).error();
 
-  Image image{symbol->get(), *placed, width, {}, {}, {}};
-  const std::size_t row_bytes = (static_cast<std::size_t>(width) + 7) / 8;
-  image.blank.assign(row_bytes, 0xFF);
-  image.row.assign(row_bytes, 0xFF);
-  image.out.reserve(2048 + row_bytes * 4);
+  Image image{symbol->get(), *placed, width, {}};
+  const std::size_t stride = (static_cast<std::size_t>(width) + 7) / 8 + 1;
+  std::string idat = row_deflate::zlib(image_data(image), stride);
+  image.out.reserve(idat.size() + 128);
 
   png_structp png =
       png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, on_png_error, on_png_warning);
@@ -235,7 +224,7 @@ Result<std::string> png(std::string_view text, Level level, int width) {
     png_destroy_write_struct(&png, nullptr);
     throw std::bad_alloc();
   }
-  bool written = write_png(png, info, image);
+  bool written = write_png(png, info, image, idat);
   png_destroy_write_struct(&png, &info);
   if (image.out_of_memory) throw std::bad_alloc();
   if (!written) return errors::internal();  // libpng refused its own input: a bug here

@@ -207,6 +207,82 @@ TEST(QrImagePng, ModulesAreWholePixelSquaresCentredInAWhiteQuietZone) {
   }
 }
 
+// Every pixel of the PNG, as libpng decodes it (zlib stream, Adler-32 and chunk CRCs checked),
+// is the module of libqrencode's own symbol under it, or white in the quiet zone.
+void expect_pixels_are_the_symbol(const std::string& text, Level level, int width) {
+  SCOPED_TRACE("width " + std::to_string(width) + " level " +
+               std::string(qr_image::to_string(level)) + " text " + text.substr(0, 40));
+  auto layout = qr_image::layout(text, level, width);
+  ASSERT_TRUE(layout.ok()) << layout.error().errors.at(0).message;
+  auto png = qr_image::png(text, level, width);
+  ASSERT_TRUE(png.ok()) << png.error().errors.at(0).message;
+  int image_width = 0, image_height = 0;
+  std::vector<unsigned char> pixels = pixels_of(*png, image_width, image_height);
+  ASSERT_EQ(image_width, width);
+  ASSERT_EQ(image_height, width);
+  static constexpr QRecLevel k_qrencode_levels[] = {QR_ECLEVEL_L, QR_ECLEVEL_M, QR_ECLEVEL_Q,
+                                                    QR_ECLEVEL_H};
+  const QRecLevel qrencode_level = k_qrencode_levels[static_cast<int>(level)];
+  std::unique_ptr<QRcode, void (*)(QRcode*)> symbol(
+      QRcode_encodeString(text.c_str(), 0, qrencode_level, QR_MODE_8, 1), QRcode_free);
+  ASSERT_NE(symbol, nullptr);
+  ASSERT_EQ(symbol->width, layout->modules);
+  const int scale = layout->pixels_per_module;
+  const int margin = layout->margin;
+  int wrong = 0;
+  for (int y = 0; y < width; ++y) {
+    for (int x = 0; x < width; ++x) {
+      int module_x = (x - margin) >= 0 ? (x - margin) / scale : -1;
+      int module_y = (y - margin) >= 0 ? (y - margin) / scale : -1;
+      bool dark = module_x >= 0 && module_y >= 0 && module_x < symbol->width &&
+                  module_y < symbol->width &&
+                  (symbol->data[module_y * symbol->width + module_x] & 1);
+      wrong += pixels[static_cast<std::size_t>(y) * width + x] != (dark ? 0 : 255);
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "pixels that are not the symbol's module";
+}
+
+TEST(QrImagePng, EveryPixelIsTheSymbolsModuleAtAnyWidth) {
+  const std::string text = colombian_text();
+  const int smallest = qr_image::layout(text, Level::high, 400)->modules + 8;
+  for (int width : {smallest, smallest + 1, 399, 400, 401, 777, 1024, 2048, 4099}) {
+    for (Level level : {Level::low, Level::high}) {
+      if (qr_image::layout(text, level, width).ok()) {
+        expect_pixels_are_the_symbol(text, level, width);
+      }
+    }
+  }
+}
+
+TEST(QrImagePng, EveryPixelIsTheSymbolsModuleForRandomTextsAndWidths) {
+  // The image data is compressed by our own deflate writer (rows copied from the row above,
+  // byte runs, copies split at 258 bytes): random texts and widths exercise its boundaries.
+  std::mt19937 random(20261126);
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .-@";
+  for (int round = 0; round < 60; ++round) {
+    std::string text(1 + random() % 300, ' ');
+    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    Level level = k_levels[random() % 4];
+    auto layout = qr_image::layout(text, level, 4000);
+    ASSERT_TRUE(layout.ok());
+    int width = layout->modules + 8 + static_cast<int>(random() % 1200);
+    expect_pixels_are_the_symbol(text, level, width);
+  }
+}
+
+TEST(QrImagePng, ImagesStaySmall) {
+  // The compression keeps a default QR light in its JSON (the PNG travels as base64).
+  const std::string text = colombian_text();
+  for (Level level : k_levels) {
+    auto narrow = qr_image::png(text, level, 400);
+    auto wide = qr_image::png(text, level, 2048);
+    ASSERT_TRUE(narrow.ok() && wide.ok());
+    EXPECT_LT(narrow->size(), 4096u) << qr_image::to_string(level);
+    EXPECT_LT(wide->size(), 16384u) << qr_image::to_string(level);
+  }
+}
+
 TEST(QrImagePng, TheSmallestWidthHasOnePixelPerModule) {
   const std::string text = colombian_text();
   auto layout = qr_image::layout(text, Level::low, 400);

@@ -1,0 +1,222 @@
+#include "core/row_deflate.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace tesoro::row_deflate {
+
+namespace {
+
+// A Huffman code, as deflate sends it: most significant bit first, so reversed here.
+struct Code {
+  std::uint16_t bits = 0;
+  std::uint8_t length = 0;
+};
+constexpr Code reversed(std::uint32_t code, int length) {
+  std::uint32_t bits = 0;
+  for (int i = 0; i < length; ++i) bits |= ((code >> i) & 1u) << (length - 1 - i);
+  return {static_cast<std::uint16_t>(bits), static_cast<std::uint8_t>(length)};
+}
+// The fixed literal/length code (RFC 1951, 3.2.6): 0-143 in 8 bits from 0x30, 144-255 in 9
+// bits from 0x190, 256-279 in 7 bits from 0, 280-287 in 8 bits from 0xC0.
+constexpr std::array<Code, 288> k_literal_codes = [] {
+  std::array<Code, 288> codes{};
+  for (std::uint32_t value = 0; value < 288; ++value) {
+    if (value < 144) {
+      codes[value] = reversed(0x30u + value, 8);
+    } else if (value < 256) {
+      codes[value] = reversed(0x190u + (value - 144u), 9);
+    } else if (value < 280) {
+      codes[value] = reversed(value - 256u, 7);
+    } else {
+      codes[value] = reversed(0xC0u + (value - 280u), 8);
+    }
+  }
+  return codes;
+}();
+// The fixed distance code: the 30 symbols in 5 bits.
+constexpr std::array<Code, 30> k_distance_codes = [] {
+  std::array<Code, 30> codes{};
+  for (std::uint32_t value = 0; value < 30; ++value) codes[value] = reversed(value, 5);
+  return codes;
+}();
+
+// The length symbol of each copy length 3..258 (RFC 1951, 3.2.5) and its extra bits.
+struct LengthCode {
+  std::uint16_t symbol = 0;
+  std::uint8_t extra_bits = 0;
+  std::uint8_t extra = 0;
+};
+constexpr std::array<LengthCode, 259> k_length_codes = [] {
+  constexpr std::uint16_t k_base[] = {3,  4,  5,  6,  7,  8,  9,  10,  11,  13,
+                                      15, 17, 19, 23, 27, 31, 35, 43,  51,  59,
+                                      67, 83, 99, 115, 131, 163, 195, 227, 258};
+  constexpr std::uint8_t k_extra_bits[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                           2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+  std::array<LengthCode, 259> codes{};
+  int index = 0;
+  for (std::uint32_t length = 3; length <= 258; ++length) {
+    while (index < 28 && k_base[index + 1] <= length) ++index;
+    codes[length] = {static_cast<std::uint16_t>(257 + index), k_extra_bits[index],
+                     static_cast<std::uint8_t>(length - k_base[index])};
+  }
+  return codes;
+}();
+
+// One deflate block (RFC 1951) with the fixed Huffman codes.
+class FixedDeflate {
+ public:
+  explicit FixedDeflate(std::string& out) : out_(out) {
+    put(1, 1);  // BFINAL: the only block
+    put(1, 2);  // BTYPE 01: fixed Huffman codes
+  }
+
+  void literal(unsigned char byte) { symbol(byte); }
+
+  // Copies `length` bytes (3 or more) from `distance` bytes back (1..32,768).
+  void copy(std::size_t length, std::size_t distance) {
+    while (length > 0) {
+      // At most 258 per symbol, and never leave fewer than 3 for the next one.
+      std::size_t part = length <= 258 ? length : (length - 258 < 3 ? length - 3 : 258);
+      length -= part;
+      length_symbol(part);
+      distance_symbol(distance);
+    }
+  }
+
+  void finish() {
+    symbol(256);  // end of block
+    if (count_ > 0) out_.push_back(static_cast<char>(bits_ & 0xFF));
+    bits_ = 0;
+    count_ = 0;
+  }
+
+ private:
+  // Deflate packs bits from the least significant end of each byte.
+  void put(std::uint32_t value, int bits) {
+    bits_ |= static_cast<std::uint64_t>(value) << count_;
+    count_ += bits;
+    while (count_ >= 8) {
+      out_.push_back(static_cast<char>(bits_ & 0xFF));
+      bits_ >>= 8;
+      count_ -= 8;
+    }
+  }
+  void symbol(std::uint32_t value) {
+    put(k_literal_codes[value].bits, k_literal_codes[value].length);
+  }
+
+  void length_symbol(std::size_t length) {
+    const LengthCode& code = k_length_codes[length];
+    symbol(code.symbol);
+    if (code.extra_bits > 0) put(code.extra, code.extra_bits);
+  }
+
+  // Distance symbols (RFC 1951, 3.2.5): 1-4 have their own; above, each power of two splits in
+  // two symbols with (its exponent - 1) extra bits.
+  void distance_symbol(std::size_t distance) {
+    std::uint32_t index = 0;
+    std::uint32_t extra_bits = 0;
+    std::uint32_t base = 1;
+    if (distance <= 4) {
+      index = static_cast<std::uint32_t>(distance - 1);
+    } else {
+      auto from_zero = static_cast<std::uint32_t>(distance - 1);
+      auto exponent = static_cast<std::uint32_t>(std::bit_width(from_zero) - 1);
+      index = 2 * exponent + ((from_zero >> (exponent - 1)) & 1u);
+      extra_bits = index / 2 - 1;
+      base = ((2u + (index & 1u)) << extra_bits) + 1;
+    }
+    put(k_distance_codes[index].bits, k_distance_codes[index].length);
+    if (extra_bits > 0) {
+      put(static_cast<std::uint32_t>(distance) - base, static_cast<int>(extra_bits));
+    }
+  }
+
+  std::string& out_;
+  std::uint64_t bits_ = 0;
+  int count_ = 0;
+};
+
+// The shortest copy worth making: three literals cost 24 to 27 bits, a copy of 3 from a byte or
+// a row back 12 to 21.
+constexpr std::size_t k_min_copy = 3;
+
+// Deflate's window: the farthest a copy may reach back.
+constexpr std::size_t k_max_distance = 32'768;
+
+}  // namespace
+
+std::string zlib(std::string_view data, std::size_t stride) {
+  std::string out;
+  out.reserve(data.size() / 8 + 64);
+  out.push_back('\x78');  // deflate, 32 KiB window
+  out.push_back('\x01');  // no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0
+  FixedDeflate deflate(out);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+  const std::size_t size = data.size();
+  // Copies from a row back need a row within deflate's window; otherwise only byte runs.
+  const bool by_rows = stride >= 1 && stride <= k_max_distance;
+  const std::size_t row_length = by_rows ? stride : std::max<std::size_t>(size, 1);
+  for (std::size_t start = 0; start < size;) {
+    const unsigned char* row = bytes + start;
+    const std::size_t length = std::min(row_length, size - start);
+    const bool has_above = by_rows && start >= stride;
+    if (has_above && length == stride && std::memcmp(row, row - stride, stride) == 0) {
+      // This row and every equal one after it: one copy from a row back (it may overlap what
+      // it writes, as deflate allows).
+      std::size_t repeated = stride;
+      while (start + repeated + stride <= size &&
+             std::memcmp(row + repeated, row, stride) == 0) {
+        repeated += stride;
+      }
+      if (repeated >= k_min_copy) {
+        deflate.copy(repeated, stride);
+      } else {
+        for (std::size_t i = 0; i < repeated; ++i) deflate.literal(row[i]);
+      }
+      start += repeated;
+      continue;
+    }
+    // A new row: at each byte, the longer of the run equal to the row above (a copy from a row
+    // back) and the run repeating the byte before (a copy from a byte back), when worth a copy.
+    for (std::size_t x = 0; x < length;) {
+      std::size_t same_above = 0;
+      if (has_above) {
+        const unsigned char* above = row - stride;
+        while (x + same_above < length && row[x + same_above] == above[x + same_above]) {
+          ++same_above;
+        }
+      }
+      std::size_t same_before = 0;
+      if (start + x > 0) {
+        const unsigned char before = bytes[start + x - 1];  // the byte written last
+        while (x + same_before < length && row[x + same_before] == before) ++same_before;
+      }
+      if (std::max(same_above, same_before) >= k_min_copy) {
+        bool from_above = same_above >= same_before;
+        std::size_t copied = from_above ? same_above : same_before;
+        deflate.copy(copied, from_above ? stride : 1);
+        x += copied;
+      } else {
+        deflate.literal(row[x]);
+        ++x;
+      }
+    }
+    start += length;
+  }
+  deflate.finish();
+  std::uint32_t checksum = static_cast<std::uint32_t>(
+      adler32_z(adler32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(data.data()), size));
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out.push_back(static_cast<char>((checksum >> shift) & 0xFF));
+  }
+  return out;
+}
+
+}  // namespace tesoro::row_deflate

@@ -1,0 +1,103 @@
+#include "core/row_deflate.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <random>
+#include <string>
+
+using namespace tesoro;
+
+namespace {
+
+// zlib's own inflater, the reference reader: checks the header, every code and the Adler-32.
+std::string inflate_all(const std::string& stream, std::size_t expected_size, int& status) {
+  std::string out(expected_size + 1, '\0');  // one spare byte: longer output is an error too
+  uLongf out_size = static_cast<uLongf>(out.size());
+  status = uncompress(reinterpret_cast<Bytef*>(out.data()), &out_size,
+                      reinterpret_cast<const Bytef*>(stream.data()),
+                      static_cast<uLong>(stream.size()));
+  out.resize(out_size);
+  return out;
+}
+
+void expect_round_trip(const std::string& data, std::size_t stride) {
+  std::string stream = row_deflate::zlib(data, stride);
+  int status = Z_OK;
+  std::string back = inflate_all(stream, data.size(), status);
+  EXPECT_EQ(status, Z_OK) << "stride " << stride << ", " << data.size() << " bytes";
+  EXPECT_TRUE(back == data) << "stride " << stride << ", " << data.size() << " bytes";
+}
+
+// Rows of `stride` bytes like a QR image's: runs of 0x00 and 0xFF with partial bytes between,
+// each row repeated a few times, some rows random; `size` need not be a multiple of stride.
+std::string image_like(std::mt19937& random, std::size_t stride, std::size_t size) {
+  std::string data;
+  while (data.size() < size) {
+    std::string row(stride, '\xFF');
+    int kind = static_cast<int>(random() % 4);
+    for (std::size_t x = 0; x < stride;) {
+      std::size_t run = 1 + random() % 40;
+      char value = kind == 3 ? static_cast<char>(random()) : (random() % 2 ? '\xFF' : '\x00');
+      for (std::size_t i = 0; i < run && x < stride; ++i, ++x) {
+        row[x] = kind == 3 && random() % 2 ? static_cast<char>(random()) : value;
+      }
+    }
+    std::size_t repeats = 1 + random() % 12;
+    for (std::size_t i = 0; i < repeats; ++i) data += row;
+  }
+  data.resize(size);
+  return data;
+}
+
+}  // namespace
+
+TEST(RowDeflate, ZlibInflatesBackTheExactDataForManyShapes) {
+  std::mt19937 random(26112026);
+  for (std::size_t stride : {1u, 2u, 3u, 4u, 51u, 257u, 258u, 259u, 2049u}) {
+    for (int round = 0; round < 20; ++round) {
+      std::size_t size = random() % (stride * 40 + 600);
+      expect_round_trip(image_like(random, stride, size), stride);
+    }
+  }
+}
+
+TEST(RowDeflate, LongRunsAndRepeatsAreSplitIntoValidCopies) {
+  // Copies are at most 258 bytes: every length around the multiples of 258, from a byte back
+  // and from a row back.
+  for (std::size_t length = 250; length < 800; ++length) {
+    expect_round_trip(std::string(length, '\xFF'), 0);
+    expect_round_trip(std::string(length, '\x00'), 51);
+    const std::string row("\x00\xFF\x12\x34\xFF", 5);
+    std::string repeated_rows;
+    while (repeated_rows.size() < length) repeated_rows += row[repeated_rows.size() % 5];
+    expect_round_trip(repeated_rows, 5);
+  }
+}
+
+TEST(RowDeflate, StridesOutsideTheWindowAndEmptyDataStillInflate) {
+  std::mt19937 random(7);
+  expect_round_trip("", 0);
+  expect_round_trip("", 51);
+  expect_round_trip("x", 51);
+  for (std::size_t stride : {0u, 32'768u, 32'769u, 70'000u}) {
+    expect_round_trip(image_like(random, 32'768, 100'000), stride);
+  }
+}
+
+TEST(RowDeflate, RepeatedRowsCostAlmostNothing) {
+  // 400 rows of 51 bytes, each distinct row repeated 8 times, as a 400 px QR image: the copies
+  // make it far smaller than the 20,400 bytes.
+  std::mt19937 random(400);
+  std::string data;
+  for (int module_row = 0; module_row < 50; ++module_row) {
+    std::string row(51, '\xFF');
+    for (std::size_t x = 1; x < row.size(); ++x) row[x] = random() % 2 ? '\xFF' : '\x00';
+    for (int repeat = 0; repeat < 8; ++repeat) data += row;
+  }
+  std::string stream = row_deflate::zlib(data, 51);
+  EXPECT_LT(stream.size(), 3'600u);
+  int status = Z_OK;
+  EXPECT_EQ(inflate_all(stream, data.size(), status), data);
+  EXPECT_EQ(status, Z_OK);
+}
