@@ -30,6 +30,10 @@ inline constexpr int k_read_connections_max = 64;
 inline constexpr int k_busy_timeout_ms = 5'000;
 inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file
 inline constexpr std::int64_t k_wal_restart_frames = 4096;  // 16 MiB of 4 KiB pages
+// How long a RESTART checkpoint waits for readers to leave an outgrown WAL (writes wait too).
+inline constexpr int k_wal_restart_wait_ms = 10;
+// The size the WAL file is cut back to when it starts over after outgrowing it.
+inline constexpr std::int64_t k_wal_size_limit_bytes = 64LL * 1024 * 1024;
 
 // Sandbox clock
 inline constexpr std::int64_t k_clock_advance_max_seconds = 31'536'000;  // one year per advance

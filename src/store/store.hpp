@@ -192,6 +192,10 @@ struct Options {
   // SQLite: most write units per group commit. 1 turns group commit off (one fsync per unit),
   // which only the benchmark wants, to show what group commit buys.
   std::size_t commit_batch_max = limits::k_commit_batch_max;
+  // SQLite: past this many WAL frames the checkpointer restarts the WAL, and a WAL file that grew
+  // past wal_size_limit_bytes is cut back to that size when it starts over. Tests lower them.
+  std::int64_t wal_restart_frames = limits::k_wal_restart_frames;
+  std::int64_t wal_size_limit_bytes = limits::k_wal_size_limit_bytes;
 };
 
 // Opens the engine named by options. Throws StoreError when it cannot.

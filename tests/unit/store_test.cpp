@@ -410,3 +410,135 @@ TEST(Postgres, RetriedUnitRunsItsAfterCommitHookOnce) {
   EXPECT_EQ(effects_after_commit, 1);  // once, after the durable commit
   EXPECT_EQ(metrics::store_retries(), before + 1);
 }
+
+namespace {
+
+std::uintmax_t wal_bytes(const std::string& dir) {
+  std::error_code missing;
+  std::uintmax_t size = std::filesystem::file_size(dir + "/tesoro.db-wal", missing);
+  return missing ? 0 : size;
+}
+
+Status write_blobs(store::Store& s, int rows, int bytes) {
+  return s.write<int>([&](store::Tx& tx) -> Result<int> {
+            for (int i = 0; i < rows; ++i) {
+              tx.exec("INSERT INTO wal_test (data) VALUES (randomblob(?))",
+                      {static_cast<std::int64_t>(bytes)});
+            }
+            return 0;
+          }).ok()
+             ? ok_status()
+             : Status(errors::internal());
+}
+
+}  // namespace
+
+TEST(Sqlite, AWalThatGrewUnderALongReaderStartsOverSmallOnceTheReaderLeaves) {
+  // Lowered thresholds: restart past 16 frames, cut the file back to 256 KiB.
+  test_stores::TempStore temp(store::Engine::sqlite);
+  temp.store.reset();
+  temp.options.wal_restart_frames = 16;
+  temp.options.wal_size_limit_bytes = 256 * 1024;
+  temp.store = store::open(temp.options);
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+                tx.exec("CREATE TABLE wal_test (data BLOB)");
+                return 0;
+              }).ok());
+
+  // A reader holds its snapshot while 4 MiB are written: the WAL cannot start over meanwhile.
+  std::promise<void> reading, release;
+  std::shared_future<void> released = release.get_future().share();
+  std::thread reader([&] {
+    auto read = temp.store->read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+      auto count = tx.query_one("SELECT COUNT(*) FROM wal_test")->integer(0);
+      reading.set_value();
+      released.wait();
+      return count;
+    });
+    EXPECT_TRUE(read.ok());
+  });
+  reading.get_future().wait();
+  for (int unit = 0; unit < 16; ++unit) ASSERT_TRUE(write_blobs(*temp.store, 4, 64 * 1024).ok());
+  // The checkpointer (every 200 ms) tries meanwhile and gives up after its short wait.
+  const auto grown = wal_bytes(temp.dir);
+  EXPECT_GT(grown, 4u * 1024 * 1024) << "the reader kept the WAL from starting over";
+  release.set_value();
+  reader.join();
+
+  // Once the reader is gone, a checkpoint copies the WAL and restarts it; the next commit starts
+  // it over and cuts the file back to the limit. Small writes keep commits coming meanwhile.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::uintmax_t size = grown;
+  while (std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE(write_blobs(*temp.store, 1, 100).ok());
+    size = wal_bytes(temp.dir);
+    if (size <= 256u * 1024) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_LE(size, 256u * 1024) << "the WAL kept the " << grown << " bytes it grew to";
+}
+
+TEST(Sqlite, SteadyWritesWithShortReadersKeepTheWalNearItsRestartSize) {
+  // Readers that come and go all the time (as requests' reads do) no longer keep the WAL from
+  // starting over: the RESTART checkpoint waits a few milliseconds for them.
+  test_stores::TempStore temp(store::Engine::sqlite);
+  temp.store.reset();
+  temp.options.wal_restart_frames = 64;  // 256 KiB
+  temp.options.wal_size_limit_bytes = 1024 * 1024;
+  temp.store = store::open(temp.options);
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+                tx.exec("CREATE TABLE wal_test (data BLOB)");
+                return 0;
+              }).ok());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 4; ++r) {
+    readers.emplace_back([&] {
+      while (!stop) {
+        auto read = temp.store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+          return tx.query_one("SELECT COUNT(*) FROM wal_test")->integer(0);
+        });
+        EXPECT_TRUE(read.ok());
+      }
+    });
+  }
+  // 500 units of 32 KiB (16 MiB written) over a few seconds, with reads always in flight.
+  std::uintmax_t largest = 0;
+  for (int unit = 0; unit < 500; ++unit) {
+    ASSERT_TRUE(write_blobs(*temp.store, 1, 32 * 1024).ok());
+    largest = std::max(largest, wal_bytes(temp.dir));
+  }
+  stop = true;
+  for (auto& reader : readers) reader.join();
+  EXPECT_LT(largest, 8u * 1024 * 1024) << "the WAL grew with everything written";
+}
+
+TEST(Sqlite, BackToBackWritesKeepTheWalNearItsRestartSize) {
+  // Writers that never leave the write lock free (as the network processor's chunks under load):
+  // the checkpointer cannot restart the WAL, so the writer does it between two commits.
+  test_stores::TempStore temp(store::Engine::sqlite);
+  temp.store.reset();
+  temp.options.wal_restart_frames = 64;  // 256 KiB
+  temp.options.wal_size_limit_bytes = 1024 * 1024;
+  temp.store = store::open(temp.options);
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+                tx.exec("CREATE TABLE wal_test (data BLOB)");
+                return 0;
+              }).ok());
+  std::atomic<std::uintmax_t> largest{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w) {
+    writers.emplace_back([&] {
+      for (int unit = 0; unit < 100; ++unit) {
+        EXPECT_TRUE(write_blobs(*temp.store, 2, 32 * 1024).ok());
+        std::uintmax_t size = wal_bytes(temp.dir);
+        std::uintmax_t seen = largest.load();
+        while (size > seen && !largest.compare_exchange_weak(seen, size)) {
+        }
+      }
+    });
+  }
+  for (auto& writer : writers) writer.join();
+  // 25 MiB written in all.
+  EXPECT_LT(largest.load(), 8u * 1024 * 1024) << "the WAL grew with everything written";
+}

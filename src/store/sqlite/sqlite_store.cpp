@@ -75,6 +75,17 @@ class Connection {
 
   void set_busy_timeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
 
+  // After each commit, `*frames` is the number of frames in the WAL (sqlite3_wal_hook).
+  void count_wal_frames(std::int64_t* frames) {
+    sqlite3_wal_hook(
+        db_,
+        [](void* out, sqlite3*, const char*, int count) {
+          *static_cast<std::int64_t*>(out) = count;
+          return SQLITE_OK;
+        },
+        frames);
+  }
+
   void exec_plain(const char* sql) {
     char* message = nullptr;
     int code = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
@@ -174,10 +185,20 @@ class SqliteStore final : public Store {
         read_connections_max_(std::max(1, std::min(options.read_connections,
                                                    limits::k_read_connections_max))),
         commit_batch_max_(std::clamp<std::size_t>(options.commit_batch_max, 1,
-                                                  limits::k_commit_batch_max)) {
+                                                  limits::k_commit_batch_max)),
+        wal_restart_frames_(std::max<std::int64_t>(options.wal_restart_frames, 1)),
+        next_writer_restart_frames_(2 * wal_restart_frames_) {
     std::error_code ignored;
     std::filesystem::create_directories(options.data_dir, ignored);
     writer_connection_ = std::make_unique<Connection>(path_, false);
+    // The writer is the connection that starts the WAL over (at its first commit after a
+    // checkpoint copied it all): past this size, it cuts the file back, so that a WAL that grew
+    // under a long reader or a burst of writes does not keep its disk space for ever.
+    writer_connection_->exec_plain(
+        ("PRAGMA journal_size_limit=" +
+         std::to_string(std::max<std::int64_t>(options.wal_size_limit_bytes, 0)))
+            .c_str());
+    writer_connection_->count_wal_frames(&wal_frames_);
     writer_ = std::thread([this] { writer_loop(); });
     checkpointer_ = std::thread([this] { checkpoint_loop(); });
   }
@@ -300,17 +321,21 @@ class SqliteStore final : public Store {
       try {
         if (!connection) {
           connection = std::make_unique<Connection>(path_, false);
-          // A checkpoint that must wait for readers gives up at once and tries again later:
-          // RESTART holds the write lock while it waits, so a long reader would stall writes.
+          // PASSIVE never waits. RESTART holds the write lock while it waits for readers, so it
+          // waits only k_wal_restart_wait_ms: a long reader (verify) costs writes at most that
+          // per round, and the WAL grows until it is done.
           connection->set_busy_timeout(0);
         }
         Rows result;
         connection->run("PRAGMA wal_checkpoint(PASSIVE)", {}, &result);
         // Under steady traffic some reader always holds an old snapshot, so the WAL would never
-        // start over and would grow without bound: past a size, wait for readers (they are
-        // short) and restart it.
-        if (!result.empty() && result.front().integer(1) > limits::k_wal_restart_frames) {
+        // start over and would grow without bound: past a size, wait briefly for the readers
+        // (requests' reads take a few milliseconds) and restart it. Giving up at once, as this
+        // did before, almost never found a moment without readers under load.
+        if (!result.empty() && result.front().integer(1) > wal_restart_frames_) {
+          connection->set_busy_timeout(limits::k_wal_restart_wait_ms);
           connection->exec_plain("PRAGMA wal_checkpoint(RESTART)");
+          connection->set_busy_timeout(0);
         }
       } catch (const StoreError& failure) {
         log::write(log::Level::warn, "store.checkpoint_failed", {{"what", failure.what()}});
@@ -340,7 +365,32 @@ class SqliteStore final : public Store {
       }
       commit_batch(batch);
       batch.clear();
+      restart_outgrown_wal();
     }
+  }
+
+  // The checkpointer's RESTART must take the write lock, which a writer running long units back
+  // to back (the network processor's chunks of transfers) almost never leaves free for its short
+  // wait: the WAL then grows as long as the load lasts, and every commit extends the file. So
+  // the writer restarts it itself, between two commits, once it holds twice the restart size
+  // (the checkpointer has already copied most of it). It waits for readers as briefly; while a
+  // long reader keeps it from restarting, it tries again each time the WAL has grown by the
+  // restart size.
+  void restart_outgrown_wal() {
+    if (wal_frames_ < next_writer_restart_frames_) return;
+    Connection& connection = *writer_connection_;
+    connection.set_busy_timeout(limits::k_wal_restart_wait_ms);
+    bool restarted = false;
+    try {
+      Rows result;  // busy, frames in the WAL, frames copied
+      connection.run("PRAGMA wal_checkpoint(RESTART)", {}, &result);
+      restarted = !result.empty() && result.front().integer(0) == 0;
+    } catch (const StoreError& failure) {
+      log::write(log::Level::warn, "store.checkpoint_failed", {{"what", failure.what()}});
+    }
+    connection.set_busy_timeout(limits::k_busy_timeout_ms);
+    next_writer_restart_frames_ =
+        restarted ? 2 * wal_restart_frames_ : wal_frames_ + wal_restart_frames_;
   }
 
   // Runs each unit in its own savepoint, then commits once: one fsync for the whole group.
@@ -388,6 +438,9 @@ class SqliteStore final : public Store {
   std::string path_;
   int read_connections_max_;
   std::size_t commit_batch_max_;
+  std::int64_t wal_restart_frames_;
+  std::int64_t wal_frames_ = 0;  // after the writer's last commit (writer thread only)
+  std::int64_t next_writer_restart_frames_;
   std::unique_ptr<Connection> writer_connection_;
   std::mutex readers_mutex_;
   std::condition_variable reader_returned_;
