@@ -91,20 +91,28 @@ class FixedDeflate {
 
   void finish() {
     symbol(256);  // end of block
-    if (count_ > 0) out_.push_back(static_cast<char>(bits_ & 0xFF));
+    while (count_ > 0) {
+      out_.push_back(static_cast<char>(bits_ & 0xFF));
+      bits_ >>= 8;
+      count_ -= 8;
+    }
     bits_ = 0;
     count_ = 0;
   }
 
  private:
   // Deflate packs bits from the least significant end of each byte.
+  // Bits gather in a 64-bit word and leave four bytes at a time (one append, not four).
   void put(std::uint32_t value, int bits) {
     bits_ |= static_cast<std::uint64_t>(value) << count_;
     count_ += bits;
-    while (count_ >= 8) {
-      out_.push_back(static_cast<char>(bits_ & 0xFF));
-      bits_ >>= 8;
-      count_ -= 8;
+    if (count_ >= 32) {
+      const char bytes[4] = {
+          static_cast<char>(bits_ & 0xFF), static_cast<char>((bits_ >> 8) & 0xFF),
+          static_cast<char>((bits_ >> 16) & 0xFF), static_cast<char>((bits_ >> 24) & 0xFF)};
+      out_.append(bytes, 4);
+      bits_ >>= 32;
+      count_ -= 32;
     }
   }
   void symbol(std::uint32_t value) {
@@ -162,6 +170,9 @@ std::string zlib(std::string_view data, std::size_t stride) {
   const std::size_t size = data.size();
   // Copies from a row back need a row within deflate's window; otherwise only byte runs.
   const bool by_rows = stride >= 1 && stride <= k_max_distance;
+  // The Adler-32 of the data, row by row: a repeated row's checksum is combined in (zlib's
+  // adler32_combine) rather than computed over its bytes again.
+  uLong checksum = adler32_z(0, nullptr, 0);
   const std::size_t row_length = by_rows ? stride : std::max<std::size_t>(size, 1);
   for (std::size_t start = 0; start < size;) {
     const unsigned char* row = bytes + start;
@@ -174,6 +185,10 @@ std::string zlib(std::string_view data, std::size_t stride) {
       while (start + repeated + stride <= size &&
              std::memcmp(row + repeated, row, stride) == 0) {
         repeated += stride;
+      }
+      const uLong row_checksum = adler32_z(adler32_z(0, nullptr, 0), row, stride);
+      for (std::size_t copied = 0; copied < repeated; copied += stride) {
+        checksum = adler32_combine(checksum, row_checksum, static_cast<z_off_t>(stride));
       }
       if (repeated >= k_min_copy) {
         deflate.copy(repeated, stride);
@@ -208,11 +223,10 @@ std::string zlib(std::string_view data, std::size_t stride) {
         ++x;
       }
     }
+    checksum = adler32_z(checksum, row, length);
     start += length;
   }
   deflate.finish();
-  std::uint32_t checksum = static_cast<std::uint32_t>(
-      adler32_z(adler32_z(0, nullptr, 0), reinterpret_cast<const Bytef*>(data.data()), size));
   for (int shift = 24; shift >= 0; shift -= 8) {
     out.push_back(static_cast<char>((checksum >> shift) & 0xFF));
   }
