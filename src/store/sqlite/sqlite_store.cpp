@@ -1,5 +1,6 @@
 #include "store/sqlite/sqlite_store.hpp"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -199,8 +200,15 @@ class SqliteStore final : public Store {
          std::to_string(std::max<std::int64_t>(options.wal_size_limit_bytes, 0)))
             .c_str());
     writer_connection_->count_wal_frames(&wal_frames_);
-    writer_ = std::thread([this] { writer_loop(); });
-    checkpointer_ = std::thread([this] { checkpoint_loop(); });
+    // Named for operators (top -H, perf): the group-commit writer is the thread to watch.
+    writer_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "sqlite-writer");
+      writer_loop();
+    });
+    checkpointer_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "sqlite-checkpt");
+      checkpoint_loop();
+    });
   }
 
   ~SqliteStore() override {
