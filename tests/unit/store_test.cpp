@@ -419,6 +419,19 @@ std::uintmax_t wal_bytes(const std::string& dir) {
   return missing ? 0 : size;
 }
 
+// Opens the store of `temp` again with lowered WAL thresholds, and a table to fill.
+void reopen_with_wal_limits(test_stores::TempStore& temp, std::int64_t restart_frames,
+                            std::int64_t size_limit_bytes) {
+  temp.store.reset();
+  temp.options.wal_restart_frames = restart_frames;
+  temp.options.wal_size_limit_bytes = size_limit_bytes;
+  temp.store = store::open(temp.options);
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+                tx.exec("CREATE TABLE wal_test (data BLOB)");
+                return 0;
+              }).ok());
+}
+
 Status write_blobs(store::Store& s, int rows, int bytes) {
   return s.write<int>([&](store::Tx& tx) -> Result<int> {
             for (int i = 0; i < rows; ++i) {
@@ -436,14 +449,7 @@ Status write_blobs(store::Store& s, int rows, int bytes) {
 TEST(Sqlite, AWalThatGrewUnderALongReaderStartsOverSmallOnceTheReaderLeaves) {
   // Lowered thresholds: restart past 16 frames, cut the file back to 256 KiB.
   test_stores::TempStore temp(store::Engine::sqlite);
-  temp.store.reset();
-  temp.options.wal_restart_frames = 16;
-  temp.options.wal_size_limit_bytes = 256 * 1024;
-  temp.store = store::open(temp.options);
-  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
-                tx.exec("CREATE TABLE wal_test (data BLOB)");
-                return 0;
-              }).ok());
+  reopen_with_wal_limits(temp, 16, 256 * 1024);
 
   // A reader holds its snapshot while 4 MiB are written: the WAL cannot start over meanwhile.
   std::promise<void> reading, release;
@@ -482,14 +488,7 @@ TEST(Sqlite, SteadyWritesWithShortReadersKeepTheWalNearItsRestartSize) {
   // Readers that come and go all the time (as requests' reads do) no longer keep the WAL from
   // starting over: the RESTART checkpoint waits a few milliseconds for them.
   test_stores::TempStore temp(store::Engine::sqlite);
-  temp.store.reset();
-  temp.options.wal_restart_frames = 64;  // 256 KiB
-  temp.options.wal_size_limit_bytes = 1024 * 1024;
-  temp.store = store::open(temp.options);
-  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
-                tx.exec("CREATE TABLE wal_test (data BLOB)");
-                return 0;
-              }).ok());
+  reopen_with_wal_limits(temp, 64, 1024 * 1024);  // restart past 256 KiB
   std::atomic<bool> stop{false};
   std::vector<std::thread> readers;
   for (int r = 0; r < 4; ++r) {
@@ -517,14 +516,7 @@ TEST(Sqlite, BackToBackWritesKeepTheWalNearItsRestartSize) {
   // Writers that never leave the write lock free (as the network processor's chunks under load):
   // the checkpointer cannot restart the WAL, so the writer does it between two commits.
   test_stores::TempStore temp(store::Engine::sqlite);
-  temp.store.reset();
-  temp.options.wal_restart_frames = 64;  // 256 KiB
-  temp.options.wal_size_limit_bytes = 1024 * 1024;
-  temp.store = store::open(temp.options);
-  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
-                tx.exec("CREATE TABLE wal_test (data BLOB)");
-                return 0;
-              }).ok());
+  reopen_with_wal_limits(temp, 64, 1024 * 1024);  // restart past 256 KiB
   std::atomic<std::uintmax_t> largest{0};
   std::vector<std::thread> writers;
   for (int w = 0; w < 4; ++w) {
