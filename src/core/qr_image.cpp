@@ -2,14 +2,12 @@
 
 #include <png.h>
 #include <qrencode.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <csetjmp>
 #include <cstring>
 #include <memory>
 #include <new>
-#include <vector>
 
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
@@ -129,11 +127,14 @@ void fill_row(const Image& image, int module_y, unsigned char* row) {
   }
 }
 
+// Bytes per row of the image data: the filter-type byte, then the packed pixels.
+std::size_t row_stride(int width) { return (static_cast<std::size_t>(width) + 7) / 8 + 1; }
+
 // The image data of the PNG (PNG 11.2.4, before compression): every pixel row behind its
 // filter-type byte, 0 (None).
 std::string image_data(const Image& image) {
-  const std::size_t row_bytes = (static_cast<std::size_t>(image.width) + 7) / 8;
-  const std::size_t stride = row_bytes + 1;
+  const std::size_t stride = row_stride(image.width);
+  const std::size_t row_bytes = stride - 1;
   std::string data(stride * static_cast<std::size_t>(image.width), '\xFF');
   auto* bytes = reinterpret_cast<unsigned char*>(data.data());
   for (std::size_t y = 0; y < static_cast<std::size_t>(image.width); ++y) bytes[y * stride] = 0;
@@ -212,8 +213,7 @@ Result<std::string> png(std::string_view text, Level level, int width) {
   if (!placed) return std::move(placed).error();
 
   Image image{symbol->get(), *placed, width, {}};
-  const std::size_t stride = (static_cast<std::size_t>(width) + 7) / 8 + 1;
-  std::string idat = row_deflate::zlib(image_data(image), stride);
+  std::string idat = row_deflate::zlib(image_data(image), row_stride(width));
   image.out.reserve(idat.size() + 128);
 
   png_structp png =

@@ -1,6 +1,7 @@
 #pragma once
 // QR symbols as PNG images: libqrencode makes the symbol (its mask chosen by core/qr_mask,
-// module for module libqrencode's own choice, at a fraction of the cost), libpng writes it. No I/O.
+// module for module libqrencode's own choice, at a fraction of the cost), core/row_deflate
+// compresses its pixel rows and libpng writes the file around them. No I/O.
 //
 // The image is a width x width grayscale PNG of bit depth 1. Each module is a square of whole
 // pixels, pixels_per_module = floor(width / (modules + 8)), so the quiet zone is at least 4
