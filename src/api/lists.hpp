@@ -12,7 +12,7 @@
 
 namespace tesoro::api {
 
-// The list's `pagination` object, as pagination_json serialises it.
+// The list's `pagination` object: page_number, page_size, total_items, total_pages.
 inline void pagination_text(json_text::Writer& out, const Page& page, std::int64_t total_items) {
   out.begin_object().key("page_number").integer(page.number).key("page_size").integer(page.size);
   out.key("total_items").integer(total_items);

@@ -281,11 +281,14 @@ http::Response list_operations(Context& context) {
     auto found = cards::list_balance_operations(tx, context.tenant_id(), card_id, filter,
                                                 page.offset(), page.size);
     if (!found) return std::move(found).error();
-    json::array items;
-    for (const auto& operation : found->items) items.push_back(operation_json(operation));
-    return json_response(200, json::object{{"balance_operations", std::move(items)},
-                                           {"card_id", card_id},
-                                           {"pagination", pagination_json(page, found->total_items)}});
+    // The list's envelope with card_id beside the items.
+    json_text::Writer out(256 + 512 * found->items.size());
+    out.begin_object().key("balance_operations").begin_array();
+    for (const auto& operation : found->items) out.raw(json::serialize(operation_json(operation)));
+    out.end_array().key("card_id").string(card_id).key("pagination");
+    pagination_text(out, page, found->total_items);
+    out.end_object();
+    return json_text_response(200, out.take());
   });
 }
 

@@ -394,15 +394,6 @@ Page read_page(QueryReader& query) {
   return page;
 }
 
-json::object pagination_json(const Page& page, std::int64_t total_items) {
-  json::object out;
-  out["page_number"] = page.number;
-  out["page_size"] = page.size;
-  out["total_items"] = total_items;
-  out["total_pages"] = total_pages(page, total_items);
-  return out;
-}
-
 std::int64_t total_pages(const Page& page, std::int64_t total_items) {
   return (total_items + page.size - 1) / page.size;
 }

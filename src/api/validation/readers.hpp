@@ -153,7 +153,6 @@ struct Page {
   std::int64_t offset() const { return (number - 1) * size; }
 };
 Page read_page(QueryReader& query);
-json::object pagination_json(const Page& page, std::int64_t total_items);
 // Pages of page.size needed for total_items (0 for none).
 std::int64_t total_pages(const Page& page, std::int64_t total_items);
 

@@ -76,6 +76,21 @@ class Connection {
 
   void set_busy_timeout(int milliseconds) { sqlite3_busy_timeout(db_, milliseconds); }
 
+  // PRAGMA wal_checkpoint(RESTART), waiting at most wait_ms for readers and the write lock, then
+  // back to a busy timeout of after_ms. True when the WAL will start over at the next commit.
+  bool restart_wal(int wait_ms, int after_ms) {
+    set_busy_timeout(wait_ms);
+    Rows result;  // busy, frames in the WAL, frames copied
+    try {
+      run("PRAGMA wal_checkpoint(RESTART)", {}, &result);
+    } catch (...) {
+      set_busy_timeout(after_ms);
+      throw;
+    }
+    set_busy_timeout(after_ms);
+    return !result.empty() && result.front().integer(0) == 0;
+  }
+
   // After each commit, `*frames` is the number of frames in the WAL (sqlite3_wal_hook).
   void count_wal_frames(std::int64_t* frames) {
     sqlite3_wal_hook(
@@ -341,9 +356,7 @@ class SqliteStore final : public Store {
         // (requests' reads take a few milliseconds) and restart it. Giving up at once, as this
         // did before, almost never found a moment without readers under load.
         if (!result.empty() && result.front().integer(1) > wal_restart_frames_) {
-          connection->set_busy_timeout(limits::k_wal_restart_wait_ms);
-          connection->exec_plain("PRAGMA wal_checkpoint(RESTART)");
-          connection->set_busy_timeout(0);
+          connection->restart_wal(limits::k_wal_restart_wait_ms, 0);
         }
       } catch (const StoreError& failure) {
         log::write(log::Level::warn, "store.checkpoint_failed", {{"what", failure.what()}});
@@ -386,17 +399,13 @@ class SqliteStore final : public Store {
   // restart size.
   void restart_outgrown_wal() {
     if (wal_frames_ < next_writer_restart_frames_) return;
-    Connection& connection = *writer_connection_;
-    connection.set_busy_timeout(limits::k_wal_restart_wait_ms);
     bool restarted = false;
     try {
-      Rows result;  // busy, frames in the WAL, frames copied
-      connection.run("PRAGMA wal_checkpoint(RESTART)", {}, &result);
-      restarted = !result.empty() && result.front().integer(0) == 0;
+      restarted =
+          writer_connection_->restart_wal(limits::k_wal_restart_wait_ms, limits::k_busy_timeout_ms);
     } catch (const StoreError& failure) {
       log::write(log::Level::warn, "store.checkpoint_failed", {{"what", failure.what()}});
     }
-    connection.set_busy_timeout(limits::k_busy_timeout_ms);
     next_writer_restart_frames_ =
         restarted ? 2 * wal_restart_frames_ : wal_frames_ + wal_restart_frames_;
   }
