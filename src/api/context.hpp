@@ -119,6 +119,32 @@ class Context {
   // Runs fn as one durable write unit. The response it produces (or the envelope of the
   // business error it returns) is stored with the idempotency key in the same transaction.
   http::Response write(const std::function<Result<http::Response>(store::Tx&)>& fn);
+  // A write whose response is costly to make from what the unit made (a QR code's image):
+  // `unit` makes a T, `respond` turns it into the response. Without an idempotency key, respond
+  // runs after the commit, outside the unit (on SQLite: off the one writer thread, so other
+  // units do not wait for it); with a key, in the unit, whose response is recorded with the key.
+  template <class T>
+  http::Response write_then(const std::function<Result<T>(store::Tx&)>& unit,
+                            const std::function<Result<http::Response>(T&)>& respond) {
+    if (idempotency) {
+      return write([&](store::Tx& tx) -> Result<http::Response> {
+        auto made = unit(tx);
+        if (!made) return std::move(made).error();
+        return respond(made.value());
+      });
+    }
+    std::optional<T> made;
+    http::Response answered = write([&](store::Tx& tx) -> Result<http::Response> {
+      made.reset();  // the unit may run again (a PostgreSQL retry): its last run counts
+      auto outcome = unit(tx);
+      if (!outcome) return std::move(outcome).error();
+      made = std::move(outcome).value();
+      return http::Response{};  // replaced by respond's once committed
+    });
+    if (!made) return answered;  // the business error's envelope
+    auto response = respond(*made);
+    return response.ok() ? std::move(response).value() : error(response.error());
+  }
   // Runs fn in a read snapshot; an Error becomes its envelope.
   http::Response read(const std::function<Result<http::Response>(store::Tx&)>& fn);
   // The same for an fn that runs one statement, which is its own snapshot: on PostgreSQL

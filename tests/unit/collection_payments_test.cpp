@@ -142,7 +142,7 @@ class CollectionPaymentsTest : public test_stores::EngineStoreTest {
     if (usage_mode == "single_use") request.expiration_seconds = 600;
     return write<collections::QrCode>([&](store::Tx& tx) {
       return collections::create_qr(tx, k_tenant, k_collection, request,
-                                    ids::network_transaction_id(), nullptr, now);
+                                    ids::network_transaction_id(), now);
     });
   }
 
@@ -282,14 +282,14 @@ TEST_P(CollectionPaymentsTest, PastItsExpiryACollectionTakesNeitherPaymentsNorCo
   request.usage_mode = "multiple_use";
   auto qr = try_write<collections::QrCode>([&](store::Tx& tx) {
     return collections::create_qr(tx, k_tenant, k_collection, request,
-                                  ids::network_transaction_id(), nullptr, now);
+                                  ids::network_transaction_id(), now);
   });
   ASSERT_FALSE(qr.ok());
   EXPECT_EQ(qr.error().first_code(), "collection_invalid_state");
   EXPECT_EQ(qr.error().status, 409);
 }
 
-TEST_P(CollectionPaymentsTest, TheImageMadeOutsideTheUnitIsUsedOnlyForTheSamePayload) {
+TEST_P(CollectionPaymentsTest, TheImageMadeBeforeTheUnitIsUsedOnlyForTheSamePayload) {
   collections::QrRequest request;
   request.usage_mode = "multiple_use";
   const std::string transaction_id = ids::network_transaction_id();
@@ -298,21 +298,21 @@ TEST_P(CollectionPaymentsTest, TheImageMadeOutsideTheUnitIsUsedOnlyForTheSamePay
                                 now);
   });
   ASSERT_TRUE(plan.ok());
-  auto create = [&](const collections::PrebuiltImage& prebuilt, const std::string& id) {
-    return write<collections::QrCode>([&](store::Tx& tx) {
-      return collections::create_qr(tx, k_tenant, k_collection, request, id, &prebuilt, now);
-    });
-  };
+  collections::QrCode qr = write<collections::QrCode>([&](store::Tx& tx) {
+    return collections::create_qr(tx, k_tenant, k_collection, request, transaction_id, now);
+  });
+  EXPECT_EQ(qr.emvco, plan->emvco);
+  EXPECT_TRUE(qr.image.empty());  // made outside the unit
   // The same payload: the image made before the unit is the one answered.
-  collections::QrCode same =
-      create({plan->emvco, "data:image/png;base64,PREBUILT"}, transaction_id);
-  EXPECT_EQ(same.emvco, plan->emvco);
-  EXPECT_EQ(same.image, "data:image/png;base64,PREBUILT");
-  // The payload changed in between (here: what the plan saw was another text): drawn anew.
-  collections::QrCode changed = create({plan->emvco + "X", "data:image/png;base64,STALE"},
-                                      ids::network_transaction_id());
-  EXPECT_NE(changed.image, "data:image/png;base64,STALE");
-  EXPECT_TRUE(changed.image.starts_with("data:image/png;base64,iVBOR")) << changed.image.substr(0, 40);
+  collections::PrebuiltImage same{plan->emvco, "data:image/png;base64,PREBUILT"};
+  EXPECT_EQ(collections::image_of(qr, &same).value(), "data:image/png;base64,PREBUILT");
+  // The payload changed in between (here: what the plan saw was another text): drawn anew, as
+  // without a prebuilt image.
+  collections::PrebuiltImage stale{plan->emvco + "X", "data:image/png;base64,STALE"};
+  std::string drawn = collections::image_of(qr, &stale).value();
+  EXPECT_TRUE(drawn.starts_with("data:image/png;base64,iVBOR")) << drawn.substr(0, 40);
+  EXPECT_EQ(drawn, collections::image_of(qr, nullptr).value());
+  EXPECT_EQ(drawn, collections::render_image(qr.emvco, "medium", 400).value());
 }
 
 TESORO_ON_BOTH_ENGINES(CollectionPaymentsTest);

@@ -76,25 +76,32 @@ http::Response create(Context& context) {
   auto request = decode(context.request.body, context.services.settings.currencies, problems);
   if (!request) return context.error(request.error());
   const std::string transaction_id = ids::network_transaction_id();
-  // The image outside the write unit: plan in a read, draw the PNG, then insert under the lock.
-  // A plan that fails here is left to the write unit, which answers (and records) the error.
+  // The image outside the write unit (collections/qr_codes.hpp). With an idempotency key the
+  // response is recorded in the unit: plan in a read and draw the image before it. A plan that
+  // fails here is left to the write unit, which answers (and records) the error.
   std::optional<collections::PrebuiltImage> prebuilt;
-  auto plan = context.services.store.read<collections::QrPlan>([&](store::Tx& tx) {
-    return collections::plan_qr(tx, context.tenant_id(), collection_id, request.value(),
-                                transaction_id, /*lock=*/false, context.now());
-  });
-  if (plan) {
-    auto image = collections::render_image(plan->emvco, request->error_correction_level,
-                                           request->image_width);
-    if (image) prebuilt = collections::PrebuiltImage{plan->emvco, std::move(image).value()};
+  if (context.idempotency) {
+    auto plan = context.services.store.read<collections::QrPlan>([&](store::Tx& tx) {
+      return collections::plan_qr(tx, context.tenant_id(), collection_id, request.value(),
+                                  transaction_id, /*lock=*/false, context.now());
+    });
+    if (plan) {
+      auto image = collections::render_image(plan->emvco, request->error_correction_level,
+                                             request->image_width);
+      if (image) prebuilt = collections::PrebuiltImage{plan->emvco, std::move(image).value()};
+    }
   }
-  return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto qr = collections::create_qr(tx, context.tenant_id(), collection_id, request.value(),
-                                     transaction_id, prebuilt ? &*prebuilt : nullptr,
-                                     context.now());
-    if (!qr) return std::move(qr).error();
-    return json_text_response(201, collections::qr_code_text(qr.value()));
-  });
+  return context.write_then<collections::QrCode>(
+      [&](store::Tx& tx) {
+        return collections::create_qr(tx, context.tenant_id(), collection_id, request.value(),
+                                      transaction_id, context.now());
+      },
+      [&](collections::QrCode& qr) -> Result<http::Response> {
+        auto image = collections::image_of(qr, prebuilt ? &*prebuilt : nullptr);
+        if (!image) return std::move(image).error();
+        qr.image = std::move(image).value();
+        return json_text_response(201, collections::qr_code_text(qr));
+      });
 }
 
 }  // namespace

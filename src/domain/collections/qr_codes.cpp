@@ -192,18 +192,10 @@ Result<std::string> render_image(const std::string& emvco, const std::string& le
 
 Result<QrCode> create_qr(store::Tx& tx, const std::string& tenant_id,
                          const std::string& collection_id, const QrRequest& request,
-                         const std::string& transaction_id, const PrebuiltImage* prebuilt,
-                         time::Micros now) {
+                         const std::string& transaction_id, time::Micros now) {
   auto plan = plan_qr(tx, tenant_id, collection_id, request, transaction_id, /*lock=*/true, now);
   if (!plan) return std::move(plan).error();
   QrCode qr;
-  if (prebuilt && prebuilt->emvco == plan->emvco) {
-    qr.image = prebuilt->data_url;
-  } else {
-    auto image = render_image(plan->emvco, request.error_correction_level, request.image_width);
-    if (!image) return std::move(image).error();
-    qr.image = std::move(image).value();
-  }
   qr.id = ids::generate("bbqr");
   qr.collection_id = collection_id;
   qr.usage_mode = request.usage_mode;
@@ -230,6 +222,11 @@ Result<QrCode> create_qr(store::Tx& tx, const std::string& tenant_id,
            qr.expires_at_micros ? store::Value(*qr.expires_at_micros) : store::Value(nullptr),
            qr.key_type, qr.key_value, qr.payment_id, qr.inserted_at, qr.updated_at});
   return qr;
+}
+
+Result<std::string> image_of(const QrCode& qr, const PrebuiltImage* prebuilt) {
+  if (prebuilt && prebuilt->emvco == qr.emvco) return prebuilt->data_url;
+  return render_image(qr.emvco, qr.error_correction_level, qr.image_width);
 }
 
 std::optional<QrCode> find_qr_by_payment_id(store::Tx& tx, const std::string& tenant_id,

@@ -15,11 +15,12 @@
 // stored: it is a pure function of (emvco, level, width), made once for the answer.
 //
 // Speed: the PNG is the costly part, and a write unit must not pay for it (on SQLite every
-// write waits for the one writer). So the handler plans the payload in a read (plan_qr), makes
-// the image outside any unit, and create_qr, holding the collection's row (a share lock on
-// PostgreSQL: codes of one collection do not queue behind each other), plans again and
-// inserts; only when what the payload used changed in between (another default key, the
-// beneficiary's name) does create_qr make the image itself.
+// write waits for the one writer). create_qr plans the payload with the collection's row held (a
+// share lock on PostgreSQL: codes of one collection do not queue behind each other) and inserts;
+// the image is made from what it inserted, after the commit (api::Context::write_then). A
+// request with an idempotency key records its whole response in the unit: its handler plans the
+// payload in a read first (plan_qr) and draws the image before the unit, which image_of uses
+// unless the payload changed in between (another default key, the beneficiary's name).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -97,12 +98,15 @@ struct PrebuiltImage {
   std::string data_url;
 };
 
-// Plans with the collection's row held and inserts the code; its image is `prebuilt`'s when that
-// was made from the same payload, else made here.
+// Plans with the collection's row held and inserts the code. Its `image` is left empty: image_of
+// makes it, outside the unit when it can.
 Result<QrCode> create_qr(store::Tx& tx, const std::string& tenant_id,
                          const std::string& collection_id, const QrRequest& request,
-                         const std::string& transaction_id, const PrebuiltImage* prebuilt,
-                         time::Micros now);
+                         const std::string& transaction_id, time::Micros now);
+
+// The data URL of the code's PNG: `prebuilt`'s when that was made from the code's payload (the
+// same emvco), else drawn now.
+Result<std::string> image_of(const QrCode& qr, const PrebuiltImage* prebuilt);
 
 // The tenant's QR code with this payment_id, nullopt when none. Locked (FOR UPDATE on
 // PostgreSQL) when `lock`.
