@@ -481,6 +481,9 @@ TEST(QrCodes, AReplayWithTheSameIdempotencyKeyReturnsTheSameCode) {
   EXPECT_EQ(again.status, 201);
   EXPECT_EQ(again.body, first.body);
   EXPECT_EQ(again.header("idempotent-replayed"), "true");
+  // With a key the image is drawn before the unit, from a plan made in a read: it is the code's.
+  json::value qr = first.json();
+  EXPECT_EQ(scan(text(qr, "image")).text, text(qr, "emvco"));
 }
 
 TEST(QrCodes, CodesAndPaymentsOfOneCollectionRunSideBySide) {
