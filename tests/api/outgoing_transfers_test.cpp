@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -445,6 +446,29 @@ TEST(OutgoingTransfers, TheMaximumIsConfigurableAndNamedInTheRejection) {
   EXPECT_EQ(text(by_target, "error_code"), "amount_exceeds_max_limit");
 }
 
+// The data of the transfer's events as GET /api/v1/events shows them, oldest first, by event
+// type; waits (at most 10 s) until `count` are positioned.
+std::vector<std::pair<std::string, json::value>> events_of(const Sender& s, const std::string& id,
+                                                           std::size_t count) {
+  std::vector<std::pair<std::string, json::value>> found;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    found.clear();
+    Reply reply = s.get("/api/v1/events?type=outgoing_transfer.*&page_size=500");
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    const json::value page = reply.json();
+    for (const json::value& event : page.at("events").as_array()) {
+      if (text(event.at("data"), "id") == id) {
+        found.emplace_back(text(event, "type"), event.at("data"));
+      }
+    }
+    if (found.size() >= count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  } while (std::chrono::steady_clock::now() < deadline);
+  std::reverse(found.begin(), found.end());
+  return found;
+}
+
 TEST(OutgoingTransfers, ATransferLivesToSuccessfulWithTheBalancesRightAtEachStep) {
   Server server;  // a clock of its own to advance
   Sender s = init_sender(server);
@@ -462,10 +486,14 @@ TEST(OutgoingTransfers, ATransferLivesToSuccessfulWithTheBalancesRightAtEachStep
   const std::vector<std::string> flow = {"created", "processing", "target_resolved", "held",
                                          "sent_to_breb_provider", "successful"};
   std::string state = "created";
+  // The transfer as GET showed it in each state: what the event of that state shows.
+  std::map<std::string, json::value> seen_in = {{"created", get_transfer(s, id)}};
+  EXPECT_EQ(seen_in["created"], t) << "GET shows the transfer as the batch accepted it";
   for (int step = 0; step < 12 && state != "successful"; ++step) {
     advance(s, 1);
     json::value now = wait_for(s, id, [&](const json::value& v) { return text(v, "state") != state; });
     const std::string seen = text(now, "state");
+    seen_in[seen] = now;
     ASSERT_NE(std::find(flow.begin(), flow.end(), seen), flow.end()) << now;
     ASSERT_GT(std::find(flow.begin(), flow.end(), seen), std::find(flow.begin(), flow.end(), state))
         << now;
@@ -492,6 +520,28 @@ TEST(OutgoingTransfers, ATransferLivesToSuccessfulWithTheBalancesRightAtEachStep
                                       "outgoing_transfer.held",
                                       "outgoing_transfer.sent_to_breb_provider",
                                       "outgoing_transfer.successful"}));
+  // Each event shows the transfer as it was in its state: its state, the timemarks set by then
+  // and updated_at the time of the step, everything else as accepted.
+  const auto events = events_of(s, id, flow.size());
+  ASSERT_EQ(events.size(), flow.size());
+  for (std::size_t i = 0; i < flow.size(); ++i) {
+    EXPECT_EQ(events[i].first, "outgoing_transfer." + flow[i]);
+    if (!seen_in.contains(flow[i])) continue;  // a step the polling above did not catch
+    EXPECT_EQ(events[i].second, seen_in[flow[i]]) << flow[i];
+  }
+  EXPECT_EQ(events.back().second, done);
+  // The same through GET /api/v1/events/{id}.
+  Reply listed = s.get("/api/v1/events?type=outgoing_transfer.held&page_size=500");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  const json::value held_events = listed.json();
+  for (const json::value& event : held_events.at("events").as_array()) {
+    if (text(event.at("data"), "id") != id) continue;
+    Reply one = s.get("/api/v1/events/" + text(event, "id"));
+    ASSERT_EQ(one.status, 200) << one.body;
+    EXPECT_EQ(one.json(), event);
+    EXPECT_EQ(text(one.json().at("data"), "state"), "held");
+    EXPECT_EQ(one.json().at("data").at("timemarks").as_object().size(), 1u) << one.body;
+  }
   Reply found = s.get("/api/v1/outgoing_transfers/find_successful_by?external_id=" + external_id);
   ASSERT_EQ(found.status, 200) << found.body;
   EXPECT_EQ(text(found.json(), "id"), id);
@@ -549,6 +599,15 @@ TEST(OutgoingTransfers, EachSandboxTriggerAndFailingKeyFailsTheTransferAndReleas
     EXPECT_EQ(text(done, "state_reason"), cases[i].reason) << done;
     EXPECT_TRUE(done.at("timemarks").as_object().contains("T130")) << done;
     EXPECT_EQ(event_types(server, id).back(), "outgoing_transfer.failed");
+    // The failure's event shows the transfer as it ended; the ones before it, no reason.
+    const auto events = events_of(s, id, 6);
+    ASSERT_EQ(events.size(), 6u);
+    EXPECT_EQ(events.back().second, done);
+    for (std::size_t e = 0; e + 1 < events.size(); ++e) {
+      EXPECT_TRUE(events[e].second.at("state_reason").is_null()) << events[e].second;
+      EXPECT_FALSE(events[e].second.at("timemarks").as_object().contains("T130"))
+          << events[e].second;
+    }
   }
   // Every hold released, nothing moved.
   EXPECT_EQ(balance_of(s, s.originator), (Balance{1'000'000, 0, 1'000'000}));

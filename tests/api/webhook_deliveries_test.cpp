@@ -286,6 +286,72 @@ TEST(WebhookDeliveries, ACollectionPaymentAndACardAuthorizationArriveSigned) {
   EXPECT_EQ(harness::text(log.at(1), "event_type"), "collection.attempt_successful");
 }
 
+TEST(WebhookDeliveries, AnOutgoingTransferArrivesAsItWasInEachOfItsStates) {
+  Server server;
+  WebhookReceiver receiver;
+  const std::vector<std::string> states = {"created", "processing", "target_resolved", "held",
+                                           "sent_to_breb_provider", "successful"};
+  std::vector<std::string> types;
+  for (const std::string& state : states) types.push_back("outgoing_transfer." + state);
+  const Endpoint endpoint = add_endpoint(server, receiver.url(), types);
+  const std::string bearer = "Authorization: Bearer " + server.access_token();
+  Reply originators = server.get("/api/v1/tenant/accounts?role=originator", {bearer});
+  ASSERT_EQ(originators.status, 200) << originators.body;
+  const std::string originator = harness::text(originators.json().at(0), "id");
+  ASSERT_EQ(server.post("/api/v1/sandbox/tenant/accounts/" + originator + "/fund",
+                        R"({"amount":{"amount":100000,"currency":"COP"}})", {bearer})
+                .status,
+            201);
+  Reply sent = server.post(
+      "/api/v1/outgoing_transfers",
+      R"({"tenant_account_id":")" + originator +
+          R"(","transfers":[{"external_id":"hook-1","amount":{"amount":1000,"currency":"COP"},)"
+          R"("query":{"format":"plain_key","value":"3001234567"}}]})",
+      {bearer});
+  ASSERT_EQ(sent.status, 201) << sent.body;
+  const json::value accepted = sent.json().at("accepted_transfers").at(0);
+  ASSERT_TRUE(receiver.wait_for(1));
+  EXPECT_EQ(body_of(receiver.requests().at(0)).at("data"), accepted)
+      << "the created event shows the transfer as the batch accepted it";
+
+  advance(server, 10);  // a late processor: every step at once, each at its scheduled time
+  ASSERT_TRUE(receiver.wait_for(states.size()));
+  Reply final_reply = server.get("/api/v1/outgoing_transfers/" + harness::text(accepted, "id"),
+                                 {bearer});
+  ASSERT_EQ(final_reply.status, 200) << final_reply.body;
+  const json::value final_transfer = final_reply.json();
+  ASSERT_EQ(harness::text(final_transfer, "state"), "successful");
+  const auto requests = receiver.requests();
+  ASSERT_EQ(requests.size(), states.size());
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    SCOPED_TRACE(requests[i].body);
+    const json::value body = body_of(requests[i]);
+    EXPECT_EQ(event_type_of(requests[i]), types[i]) << "in the order of the flow";
+    const json::object& data = body.at("data").as_object();
+    EXPECT_EQ(harness::text(data, "state"), states[i]);
+    EXPECT_EQ(harness::text(data, "updated_at"), harness::text(body, "timestamp"))
+        << "updated at the time of its step";
+    // Set at acceptance (T110), when sent (T120) and at the end (T130): no mark from later.
+    const std::size_t marks = i < 4 ? 1 : (i == 4 ? 2 : 3);
+    EXPECT_EQ(data.at("timemarks").as_object().size(), marks);
+    // Everything else as the transfer is now.
+    json::object rest = data;
+    json::object now = final_transfer.as_object();
+    for (const char* changing : {"state", "timemarks", "updated_at"}) {
+      rest.erase(changing);
+      now.erase(changing);
+    }
+    EXPECT_EQ(rest, now);
+    // The event as GET /v1/events/{id} reads it carries the same data.
+    Reply polled = server.get("/v1/events/" + requests[i].header("webhook-id"),
+                              {server.bearer_core()});
+    ASSERT_EQ(polled.status, 200) << polled.body;
+    EXPECT_EQ(polled.json().at("data"), body.at("data"));
+    EXPECT_TRUE(signed_with(endpoint.secret, requests[i]));
+  }
+  EXPECT_EQ(body_of(requests.back()).at("data"), final_transfer);
+}
+
 TEST(WebhookDeliveries, AFailingReceiverIsRetriedOnTheScheduleAsTheClockAdvances) {
   Server server;
   WebhookReceiver receiver;

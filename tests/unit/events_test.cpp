@@ -178,3 +178,48 @@ TEST_P(EventsTest, EmitManyAndLeftoverRowsTakePositionsAfterEverythingBefore) {
 }
 
 TESORO_ON_BOTH_ENGINES(EventsTest);
+namespace {
+
+// A module's renderer, for the test below: the subject's id and the event's type and time.
+std::vector<std::optional<std::string>> render_for_test(
+    store::Tx&, const std::string& tenant_id, const std::vector<events::Referenced>& asked) {
+  std::vector<std::optional<std::string>> texts;
+  for (const events::Referenced& event : asked) {
+    if (event.subject_id == "gone") {
+      texts.emplace_back();
+      continue;
+    }
+    texts.emplace_back("{\"tenant\":\"" + tenant_id + "\",\"subject\":\"" + event.subject_id +
+                       "\",\"type\":\"" + event.type + "\",\"at\":\"" + event.inserted_at + "\"}");
+  }
+  return texts;
+}
+
+}  // namespace
+
+TEST_P(EventsTest, EventsByReferenceAreReadWithTheDataTheirKindsRendererGives) {
+  ASSERT_TRUE(events::register_renderer("test_subject", &render_for_test));
+  EXPECT_EQ(events::reference("test_subject", "sub_1"), "@test_subject:sub_1");
+  const time::Micros at = time::now_micros();
+  static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    events::emit(tx, "t", "test_subject.made", "{\"kept\":true}", at);
+    events::emit_many(
+        tx, {{"t", "test_subject.made", events::reference("test_subject", "sub_1"), at},
+             {"t", "test_subject.moved", events::reference("test_subject", "gone"), at},
+             {"t", "unknown.made", events::reference("unknown_kind", "sub_2"), at},
+             {"t", "test_subject.moved", events::reference("test_subject", "sub_1"), at}});
+    return 0;
+  }));
+  sequence(*temp->store);
+  const auto read = read_after(0);
+  ASSERT_EQ(read.size(), 5u);
+  EXPECT_EQ(read[0].data_json, "{\"kept\":true}") << "data stored whole is read as stored";
+  EXPECT_EQ(read[1].data_json,
+            "{\"tenant\":\"t\",\"subject\":\"sub_1\",\"type\":\"test_subject.made\",\"at\":\"" +
+                time::iso(at) + "\"}");
+  EXPECT_EQ(read[2].data_json, "null") << "a subject that is gone";
+  EXPECT_EQ(read[3].data_json, "null") << "a kind nobody registered";
+  EXPECT_EQ(read[4].data_json,
+            "{\"tenant\":\"t\",\"subject\":\"sub_1\",\"type\":\"test_subject.moved\",\"at\":\"" +
+                time::iso(at) + "\"}");
+}

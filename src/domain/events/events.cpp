@@ -1,6 +1,10 @@
 #include "domain/events/events.hpp"
 
+#include <map>
+#include <mutex>
+
 #include "core/ids.hpp"
+#include "core/log.hpp"
 #include "store/bulk.hpp"
 
 namespace tesoro::events {
@@ -17,6 +21,26 @@ bool positions_on_insert(const store::Tx& tx) { return tx.engine() == store::Eng
 
 std::int64_t last_position(store::Tx& tx) {
   return tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
+}
+
+constexpr char k_reference_mark = '@';
+
+// The renderers by kind, registered during static initialisation and read by every reader
+// thread afterwards; the lock keeps a registration made later (a test's) safe as well.
+struct Renderers {
+  std::mutex mutex;
+  std::map<std::string, Renderer, std::less<>> by_kind;
+};
+Renderers& renderers() {
+  static Renderers instance;
+  return instance;
+}
+
+Renderer renderer_of(std::string_view kind) {
+  Renderers& all = renderers();
+  std::lock_guard lock(all.mutex);
+  auto found = all.by_kind.find(kind);
+  return found == all.by_kind.end() ? nullptr : found->second;
 }
 
 // Wakes the sequencer, or, where events were positioned as they were written, their readers.
@@ -93,7 +117,55 @@ std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,
                 {std::string(tenant_id), after_position, limit})) {
     out.push_back({row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4)});
   }
+  render_references(tx, std::string(tenant_id), out);
   return out;
+}
+
+std::string reference(std::string_view kind, std::string_view subject_id) {
+  std::string text;
+  text.reserve(2 + kind.size() + subject_id.size());
+  text.push_back(k_reference_mark);
+  text.append(kind).push_back(':');
+  text.append(subject_id);
+  return text;
+}
+
+bool register_renderer(std::string_view kind, Renderer renderer) {
+  Renderers& all = renderers();
+  std::lock_guard lock(all.mutex);
+  all.by_kind.insert_or_assign(std::string(kind), renderer);
+  return true;
+}
+
+void render_references(store::Tx& tx, const std::string& tenant_id, std::vector<Event>& events) {
+  // The events by reference, grouped by kind, in the order they come.
+  std::map<std::string, std::vector<Event*>, std::less<>> by_kind;
+  for (Event& event : events) {
+    if (event.data_json.empty() || event.data_json.front() != k_reference_mark) continue;
+    const std::size_t colon = event.data_json.find(':');
+    if (colon == std::string::npos) continue;  // never written so; left for the log below
+    by_kind[event.data_json.substr(1, colon - 1)].push_back(&event);
+  }
+  for (auto& [kind, of_kind] : by_kind) {
+    std::vector<Referenced> asked;
+    asked.reserve(of_kind.size());
+    for (const Event* event : of_kind) {
+      asked.push_back({event->data_json.substr(kind.size() + 2), event->type, event->inserted_at});
+    }
+    const Renderer renderer = renderer_of(kind);
+    std::vector<std::optional<std::string>> rendered;
+    if (renderer) rendered = renderer(tx, tenant_id, asked);
+    rendered.resize(of_kind.size());
+    for (std::size_t i = 0; i < of_kind.size(); ++i) {
+      if (rendered[i]) {
+        of_kind[i]->data_json = std::move(*rendered[i]);
+        continue;
+      }
+      log::write(log::Level::error, "events.reference_unresolved",
+                 {{"event_id", of_kind[i]->id}, {"reference", of_kind[i]->data_json}});
+      of_kind[i]->data_json = "null";
+    }
+  }
 }
 
 }  // namespace tesoro::events

@@ -14,6 +14,7 @@
 // emit() gives the position itself and the sequencer only positions rows an earlier version
 // left without one.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,37 @@ struct Event {
   std::string inserted_at;
 };
 
-// The tenant's positioned events after `after_position`, in position order.
+// The tenant's positioned events after `after_position`, in position order (data rendered).
 std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,
                               std::int64_t after_position, std::int64_t limit);
+
+// Events whose data is kept by reference. A module whose rows keep everything an event's data
+// shows (fields that never change once the event is written, and the state and times that the
+// event itself dates) may emit reference(kind, subject_id) as the data instead: the events of
+// the network processor's chunks and of a batch of transfers were most of the bytes those units
+// wrote (about 1.3 KB per event, six per transfer). Readers render the data as of the event
+// (render_references) with the renderer the module registered for its kind; what they show is
+// the same JSON the module would have stored. The stored text is "@<kind>:<subject_id>" (stored
+// data that is JSON never starts with '@').
+std::string reference(std::string_view kind, std::string_view subject_id);
+
+// One event by reference to render: its subject, type and inserted_at (the tenant's time).
+struct Referenced {
+  std::string subject_id;
+  std::string type;
+  std::string inserted_at;
+};
+// The data of each event (same order), or nullopt when its subject is gone.
+using Renderer = std::vector<std::optional<std::string>> (*)(store::Tx& tx,
+                                                             const std::string& tenant_id,
+                                                             const std::vector<Referenced>& events);
+// Registers the renderer of `kind` (once, by the module that emits it, at static
+// initialisation). Returns true, for that initialisation.
+bool register_renderer(std::string_view kind, Renderer renderer);
+
+// Replaces the data of every event by reference among `events` (all of the tenant) with its
+// rendered data, a statement per kind. Data whose subject is gone, or of a kind nobody
+// registered, becomes null (and is logged): never a reference.
+void render_references(store::Tx& tx, const std::string& tenant_id, std::vector<Event>& events);
 
 }  // namespace tesoro::events

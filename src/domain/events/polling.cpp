@@ -66,8 +66,10 @@ Result<PageOf<Event>> list_events(store::Tx& tx, const std::string& tenant_id,
   store::Params params;
   auto where = from_where(tx, tenant_id, filter, params);
   if (!where) return std::move(where).error();
-  return store::query_page<Event>(tx, k_columns, where.value(), params, "position DESC", offset,
-                                  limit, from_row);
+  PageOf<Event> page = store::query_page<Event>(tx, k_columns, where.value(), params,
+                                                "position DESC", offset, limit, from_row);
+  render_references(tx, tenant_id, page.items);
+  return page;
 }
 
 Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_id,
@@ -85,6 +87,7 @@ Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_i
                 params)) {
     events.push_back(from_row(row));
   }
+  render_references(tx, tenant_id, events);
   return events;
 }
 
@@ -94,7 +97,9 @@ Result<Event> get_event(store::Tx& tx, const std::string& tenant_id, const std::
                               "AND position IS NOT NULL",
                           {tenant_id, id});
   if (!row) return errors::item_not_found("event");
-  return from_row(*row);
+  std::vector<Event> one{from_row(*row)};
+  render_references(tx, tenant_id, one);
+  return std::move(one.front());
 }
 
 std::string event_text(const Event& event) {

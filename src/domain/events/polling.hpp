@@ -52,8 +52,8 @@ Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_i
 Result<Event> get_event(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
 // The event as the API shows it: {"id","type","position","timestamp","data"}, the body a
-// webhook delivery POSTs ({"id","type","timestamp","data"}) plus the position. `data` is the
-// stored JSON object, written as is.
+// webhook delivery POSTs ({"id","type","timestamp","data"}) plus the position. `data` is
+// written as is: the readers above return it rendered (events.hpp, events by reference).
 std::string event_text(const Event& event);
 
 }  // namespace tesoro::events

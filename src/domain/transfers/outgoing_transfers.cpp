@@ -247,6 +247,40 @@ Result<ledger::Account> source_account(store::Tx& tx, const std::string& tenant_
   return account;
 }
 
+// The data of outgoing_transfer.<state> events kept by reference (rows::event_reference): each
+// the transfer as_of the event, from the transfers' rows, a statement per chunk of ids.
+constexpr std::string_view k_event_type_prefix = "outgoing_transfer.";
+
+std::vector<std::optional<std::string>> render_events(
+    store::Tx& tx, const std::string& tenant_id, const std::vector<events::Referenced>& asked) {
+  const std::set<std::string> distinct = [&] {
+    std::set<std::string> ids;
+    for (const events::Referenced& event : asked) ids.insert(event.subject_id);
+    return ids;
+  }();
+  std::map<std::string, Transfer, std::less<>> found;
+  for (Transfer& t : rows::by_ids(tx, tenant_id, {distinct.begin(), distinct.end()}, false)) {
+    std::string id = t.id;
+    found.emplace(std::move(id), std::move(t));
+  }
+  std::vector<std::optional<std::string>> texts;
+  texts.reserve(asked.size());
+  for (const events::Referenced& event : asked) {
+    auto transfer = found.find(event.subject_id);
+    if (transfer == found.end() || !event.type.starts_with(k_event_type_prefix)) {
+      texts.emplace_back();
+      continue;
+    }
+    const std::string_view state =
+        std::string_view(event.type).substr(k_event_type_prefix.size());
+    texts.emplace_back(transfer_text(as_of(transfer->second, state, event.inserted_at)));
+  }
+  return texts;
+}
+
+[[maybe_unused]] const bool k_event_renderer_registered =
+    events::register_renderer(rows::k_event_kind, &render_events);
+
 // Writes the accepted transfers and their events (accepted_texts, aligned with accepted). A
 // transfer that another unit's transfer with the same external id beat (PostgreSQL: committed
 // between our read and our insert) is not accepted after all: it is listed as duplicated, and
@@ -271,8 +305,8 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, Batch& batch,
   batch.accepted_texts.resize(kept);
   std::vector<events::Emission> emissions;
   emissions.reserve(kept);
-  for (const std::string& text : batch.accepted_texts) {
-    emissions.push_back({tenant_id, "outgoing_transfer.created", text, now});
+  for (const Transfer& t : batch.accepted) {
+    emissions.push_back({tenant_id, "outgoing_transfer.created", rows::event_reference(t), now});
   }
   events::emit_many(tx, emissions);
   for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
@@ -335,6 +369,14 @@ std::string transfer_text(const Transfer& t) {
   out.key("inserted_at").string(t.inserted_at).key("updated_at").string(t.updated_at);
   out.end_object();
   return out.take();
+}
+
+Transfer as_of(Transfer transfer, std::string_view state, std::string_view at) {
+  transfer.state = std::string(state);
+  if (state != "failed") transfer.state_reason.reset();  // set only by the failure
+  transfer.updated_at = std::string(at);
+  transfer.timemarks_json = rows::timemarks_until(transfer.timemarks_json, at);
+  return transfer;
 }
 
 std::string batch_text(const Batch& batch) {
@@ -509,7 +551,8 @@ Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Jou
     return errors::internal();
   }
   if (!transfer.payout_id) {
-    events::emit(tx, tenant_id, "outgoing_transfer.created", transfer_text(transfer), now);
+    events::emit(tx, tenant_id, "outgoing_transfer.created", rows::event_reference(transfer),
+                 now);
   }
   tx.notify(std::string(k_moving_topic));
   return transfer;

@@ -114,6 +114,15 @@ struct Transfer {
 // transfer, with target, query, expected_creditor, metadata and timemarks as objects).
 std::string transfer_text(const Transfer& transfer);
 
+// The transfer as it was when it entered `state` at `at` (ISO 8601, the tenant's time): what
+// its outgoing_transfer.<state> event shows. Of what transfer_text shows, only the state, the
+// state_reason (set when it fails), the timemarks (each added at its step, never changed) and
+// updated_at change once a transfer is accepted, so its row holds every event's data and the
+// events keep a reference to it (events.hpp). A change that alters any other shown field of an
+// accepted transfer would alter its past events: keep such fields fixed, or store the events'
+// data again.
+Transfer as_of(Transfer transfer, std::string_view state, std::string_view at);
+
 // One item of a batch, decoded by the API.
 struct BatchItem {
   std::string external_id;
@@ -153,7 +162,7 @@ struct Batch {
   std::vector<RejectedItem> rejected;  // by index
   std::string inserted_at;
   std::string updated_at;
-  // transfer_text of each accepted transfer, as create_batch wrote it for its event: batch_text
+  // transfer_text of each accepted transfer, as prepare_batch wrote it off the writer: batch_text
   // takes it from here rather than writing a thousand texts again (empty: batch_text writes them).
   std::vector<std::string> accepted_texts;
 };

@@ -50,7 +50,7 @@ struct Moving {
   struct Step {
     std::string state;
     time::Micros at = 0;
-    std::string event_data;      // outgoing_transfer.<state>
+    std::string event_data;      // outgoing_transfer.<state>: a reference to the row
     std::optional<Transfer> leg;  // payouts::follow
   };
   std::vector<Step> steps;
@@ -188,7 +188,7 @@ void Pass::announce(Moving& m, time::Micros at) {
   if (t.payout_id) {
     step.leg = t;
   } else {
-    step.event_data = transfer_text(t);
+    step.event_data = rows::event_reference(t);  // its data: the row, as_of the step
   }
   m.steps.push_back(std::move(step));
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/json_writer.hpp"
+#include "domain/events/events.hpp"
 #include "domain/json_columns.hpp"
 #include "store/bulk.hpp"
 
@@ -205,6 +206,25 @@ std::string with_timemark(const std::string& timemarks_json, std::string_view ma
   out += value.text();
   out += '}';
   return out;
+}
+
+std::string event_reference(const Transfer& transfer) {
+  return events::reference(k_event_kind, transfer.id);
+}
+
+std::string timemarks_until(const std::string& timemarks_json, std::string_view at) {
+  // Marks are written as time::iso_local (no zone) and `at` as time::iso: both fixed-width, so
+  // comparing the mark with as much of `at` is comparing the times.
+  const json::value parsed = json::parse(timemarks_json);
+  json_text::Writer out(timemarks_json.size());
+  out.begin_object();
+  for (const auto& [mark, value] : parsed.as_object()) {
+    const std::string_view when = value.as_string();
+    if (when > at.substr(0, when.size())) continue;
+    out.key(mark).string(when);
+  }
+  out.end_object();
+  return out.take();
 }
 
 }  // namespace tesoro::transfers::rows

@@ -37,8 +37,17 @@ std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
 std::string_view next_state(std::string_view state);
 bool is_final(std::string_view state);
 
+// The events of transfers keep a reference to the transfer's row as their data (events.hpp;
+// what they show: as_of): events::reference(k_event_kind, transfer id).
+inline constexpr std::string_view k_event_kind = "outgoing_transfer";
+std::string event_reference(const Transfer& transfer);
+
 // timemarks with `mark` set to `at` (ISO 8601 without zone).
 std::string with_timemark(const std::string& timemarks_json, std::string_view mark,
                           time::Micros at);
+
+// timemarks without the marks set after `at` (ISO 8601, the tenant's time), in the same text
+// with_timemark wrote when they were set.
+std::string timemarks_until(const std::string& timemarks_json, std::string_view at);
 
 }  // namespace tesoro::transfers::rows

@@ -15,6 +15,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "domain/clock/tenant_clock.hpp"
+#include "domain/events/events.hpp"
 #include "domain/webhooks/secrets.hpp"
 #include "store/bulk.hpp"
 #include "store/pages.hpp"
@@ -238,18 +239,26 @@ void load_due(store::Store& store, const crypto::Sealer& sealer,
       // Unsigned deliveries would be refused by every receiver: log the attempts instead.
       if (endpoint.secrets.empty()) endpoint.refused = "signing secret unavailable";
       const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, real_now);
+      const std::size_t first = endpoint.queue.size();
+      std::vector<events::Event> due_events;
       for (const store::Row& row : tx.query(
                "SELECT d.id, d.event_id, d.event_type, d.attempts, d.replay, ev.data, "
-               "ev.inserted_at FROM webhook_deliveries d JOIN events ev "
+               "ev.inserted_at, ev.position FROM webhook_deliveries d JOIN events ev "
                "ON ev.position = d.event_position AND ev.tenant_id = d.tenant_id "
                "AND ev.id = d.event_id WHERE d.endpoint_id = ? AND d.state = 'pending' "
                "AND d.tenant_id = ? AND d.next_attempt_at_micros <= ? "
                "ORDER BY d.event_position, d.id LIMIT ?",
                {endpoint.endpoint_id, endpoint.tenant_id, tenant_now,
                 std::int64_t{options.deliveries_per_endpoint}})) {
-        endpoint.queue.push_back(
-            {row.text(0), row.text(1), row.text(2), static_cast<int>(row.integer(3)),
-             row.integer(4) == 1, payload(row.text(1), row.text(2), row.text(6), row.text(5))});
+        endpoint.queue.push_back({row.text(0), row.text(1), row.text(2),
+                                  static_cast<int>(row.integer(3)), row.integer(4) == 1, ""});
+        due_events.push_back({row.integer(7), row.text(1), row.text(2), row.text(5), row.text(6)});
+      }
+      events::render_references(tx, endpoint.tenant_id, due_events);
+      for (std::size_t i = 0; i < due_events.size(); ++i) {
+        const events::Event& event = due_events[i];
+        endpoint.queue[first + i].body =
+            payload(event.id, event.type, event.inserted_at, event.data_json);
       }
     }
     return Unit{};
