@@ -8,6 +8,15 @@
 //     of JSON) is committed to DB_FILE (SQLite, WAL, synchronous=FULL) by one writer thread that
 //     takes every queued request, inserts them in one transaction and commits once: Tesoro's
 //     group commit without anything else (no routing, authentication, idempotency or events).
+//   bench_reference transfer-rows DB_FILE BATCHES
+//     the engine's own rate for the rows of outgoing transfers: BATCHES transactions of 1000
+//     rows like those a batch of transfers writes (the table and indexes of migration 14, the
+//     values of bench/run's Python reference but with ids that lead with the time as Tesoro's
+//     do, and external ids in the order of bench/post_transfers.lua's), each row bound to one
+//     prepared INSERT, WAL,
+//     synchronous=FULL; prints `transfers_native ROWS_PER_SECOND`. Rows are made before the
+//     clock starts: only BEGIN, the inserts and COMMIT are timed. What Python's sqlite3 adds per
+//     row (binding 32 values from Python objects) is not in it.
 //
 // Not part of Tesoro; built only by `make bench` (target bench_reference).
 #include <sqlite3.h>
@@ -16,12 +25,14 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -168,6 +179,125 @@ int serve(unsigned short port, int io_threads, GroupCommitWriter* writer) {
   return 0;
 }
 
+// The transfer-rows mode (see the top of this file).
+int insert_transfer_rows(const std::string& path, int batches) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) throw std::runtime_error("open failed");
+  auto exec = [db](const char* sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+      std::string what = error ? error : "?";
+      sqlite3_free(error);
+      throw std::runtime_error(what);
+    }
+  };
+  for (const char* sql :
+       {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA cache_size=-65536",
+        "CREATE TABLE outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+        "batch_id TEXT, payout_id TEXT, external_id TEXT, tenant_account_id TEXT NOT NULL, "
+        "amount BIGINT NOT NULL, currency TEXT NOT NULL, description TEXT, "
+        "end_to_end_id TEXT NOT NULL, payment_id TEXT NOT NULL, payer_name TEXT NOT NULL, "
+        "resolution_request_id TEXT NOT NULL, target_id TEXT NOT NULL, key_type TEXT NOT NULL, "
+        "key_value TEXT NOT NULL, target TEXT NOT NULL, query TEXT, expected_creditor TEXT, "
+        "metadata TEXT NOT NULL, state TEXT NOT NULL, state_reason TEXT, sandbox_failure TEXT, "
+        "timemarks TEXT NOT NULL, held BIGINT NOT NULL, next_step_at_micros BIGINT, "
+        "creditor_tenant_id TEXT, creditor_collection_id TEXT, attempt_id TEXT, entry_id TEXT, "
+        "inserted_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+        "UNIQUE (tenant_id, external_id))",
+        "CREATE INDEX outgoing_transfers_by_time ON outgoing_transfers "
+        "(tenant_id, inserted_at, id)",
+        "CREATE INDEX outgoing_transfers_by_batch ON outgoing_transfers "
+        "(tenant_id, batch_id, inserted_at, id) WHERE batch_id IS NOT NULL",
+        "CREATE INDEX outgoing_transfers_moving ON outgoing_transfers (next_step_at_micros) "
+        "WHERE next_step_at_micros IS NOT NULL"}) {
+    exec(sql);
+  }
+  std::string insert_sql = "INSERT INTO outgoing_transfers VALUES (?";
+  for (int i = 1; i < 32; ++i) insert_sql += ", ?";
+  insert_sql += ")";
+  sqlite3_stmt* insert = nullptr;
+  if (sqlite3_prepare_v2(db, insert_sql.c_str(), -1, &insert, nullptr) != SQLITE_OK) {
+    throw std::runtime_error(sqlite3_errmsg(db));
+  }
+  std::mt19937_64 random{std::random_device{}()};
+  // Ids as Tesoro makes them (core/ids): six characters of the time in 1/32 s, which sort, then
+  // sixteen random ones; `tick` moves on with each batch.
+  std::uint64_t tick = 1'000'000'000;
+  auto id = [&random, &tick](const std::string& prefix) {
+    static const char k_sorted[] =
+        "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+    static const char k_alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+    std::string out = prefix + "_";
+    for (int shift = 30; shift >= 0; shift -= 6) out += k_sorted[(tick >> shift) & 63];
+    for (int i = 0; i < 16; ++i) out += k_alphabet[random() % 64];
+    return out;
+  };
+  // A Target as the API shows it (about 600 characters, as the server stores it).
+  auto target = [&id] {
+    return R"({"id":")" + id("bbtgt") + R"(","resolution_request_id":")" + id("bbtgr") +
+           R"(","resolution_type":"plain_key","key_type":"cellphone","key_value":"3100000025",)"
+           R"("participant_nit":"900500101-6","spbvi":"1001",)"
+           R"("payment_id":"CO.COM.CRB.TRXID3791W0QXVIJ8FO6WIPR","transaction_amount":null,)"
+           R"("creditor":{"document_number":"******7114","document_type":"CC",)"
+           R"("full_name":"C***** M***** L****","type":"natural"},"creditor_account":)"
+           R"({"currency_code":"COP","number":"*******7231","type":"savings_account"},)"
+           R"("expires_at":"2026-11-25T13:26:06.825865Z","inserted_at":"2026-11-25T13:11:06.825865Z"})";
+  };
+  // b-<run>-<connection>-<request>-<item>, as bench/post_transfers.lua makes them.
+  auto external_id = [](int batch, int item) {
+    return "b-1a2b3c4d-1-" + std::to_string(batch + 1) + "-" + std::to_string(item + 1);
+  };
+  using Column = std::optional<std::string>;  // nullopt: NULL; integers are bound as text
+  const std::string tenant = id("ten"), account = id("bbtacc");
+  double spent = 0;
+  long long rows_written = 0;
+  for (int b = 0; b < batches; ++b) {
+    char at[40];
+    std::snprintf(at, sizeof at, "2026-11-25T13:11:%02d.%06dZ", b % 60, b);
+    tick += 4;  // a batch every eighth of a second
+    const std::string batch = id("bbotb");
+    std::vector<std::vector<Column>> rows;
+    rows.reserve(1000);
+    for (int i = 0; i < 1000; ++i) {
+      rows.push_back({tenant, id("bbot"), batch, std::nullopt,
+                      external_id(b, i), account, "100", "COP",
+                      "bench", "E202611251311" + id("x").substr(2, 19),
+                      "CO.COM.CRB.TRXID" + id("x").substr(2, 19), "sandbox", id("bbtgr"),
+                      id("bbtgt"), "cellphone", "3100000025", target(),
+                      R"({"format":"plain_key","value":"3100000025"})", std::nullopt, "{}",
+                      "created", std::nullopt, std::nullopt,
+                      R"({"T110":"2026-11-25T13:11:06.825865"})", "100",
+                      std::to_string(1764076267000000LL + b), std::nullopt, std::nullopt,
+                      std::nullopt, std::nullopt, std::string(at), std::string(at)});
+    }
+    const auto started = std::chrono::steady_clock::now();
+    exec("BEGIN");
+    for (const std::vector<Column>& row : rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        const int index = static_cast<int>(c) + 1;
+        if (!row[c]) {
+          sqlite3_bind_null(insert, index);
+        } else if (c == 6 || c == 24 || c == 25) {  // amount, held, next_step_at_micros
+          sqlite3_bind_int64(insert, index, std::stoll(*row[c]));
+        } else {
+          sqlite3_bind_text(insert, index, row[c]->data(), static_cast<int>(row[c]->size()),
+                            SQLITE_STATIC);
+        }
+      }
+      if (sqlite3_step(insert) != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
+      sqlite3_reset(insert);
+    }
+    exec("COMMIT");
+    spent += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    rows_written += static_cast<long long>(rows.size());
+  }
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+  std::printf("transfers_native %.0f\n", static_cast<double>(rows_written) / spent);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,8 +311,10 @@ int main(int argc, char** argv) {
     return serve(static_cast<unsigned short>(std::stoi(argv[2])), argc > 4 ? std::stoi(argv[4]) : 2,
                  &writer);
   }
+  if (mode == "transfer-rows" && argc > 3) return insert_transfer_rows(argv[2], std::stoi(argv[3]));
   std::fprintf(stderr,
                "usage: bench_reference hello PORT [IO_THREADS]\n"
-               "       bench_reference group-commit PORT DB_FILE [IO_THREADS]\n");
+               "       bench_reference group-commit PORT DB_FILE [IO_THREADS]\n"
+               "       bench_reference transfer-rows DB_FILE BATCHES\n");
   return 2;
 }
