@@ -253,11 +253,8 @@ constexpr std::string_view k_event_type_prefix = "outgoing_transfer.";
 
 std::vector<std::optional<std::string>> render_events(
     store::Tx& tx, const std::string& tenant_id, const std::vector<events::Referenced>& asked) {
-  const std::set<std::string> distinct = [&] {
-    std::set<std::string> ids;
-    for (const events::Referenced& event : asked) ids.insert(event.subject_id);
-    return ids;
-  }();
+  std::set<std::string> distinct;
+  for (const events::Referenced& event : asked) distinct.insert(event.subject_id);
   std::map<std::string, Transfer, std::less<>> found;
   for (Transfer& t : rows::by_ids(tx, tenant_id, {distinct.begin(), distinct.end()}, false)) {
     std::string id = t.id;
