@@ -21,6 +21,45 @@ TEST(TransferRows, TimemarksAreAddedInOrderWithoutAZone) {
             R"({"T110":"2026-11-23T12:00:00.500000","T120":"2026-11-23T12:00:04.500000"})");
 }
 
+TEST(TransferRows, TimemarksUntilATimeKeepTheMarksSetByThenAsTheyWereWritten) {
+  const time::Micros at = *time::parse_iso("2026-11-23T12:00:00.5Z");
+  std::string marks = transfers::rows::with_timemark("{}", "T110", at);
+  marks = transfers::rows::with_timemark(marks, "T120", at + 4'000'000);
+  marks = transfers::rows::with_timemark(marks, "T130", at + 5'000'000);
+  const std::string t110 = transfers::rows::with_timemark("{}", "T110", at);
+  EXPECT_EQ(transfers::rows::timemarks_until(marks, time::iso(at - 1)), "{}");
+  EXPECT_EQ(transfers::rows::timemarks_until(marks, time::iso(at)), t110)
+      << "a mark set at that very time";
+  EXPECT_EQ(transfers::rows::timemarks_until(marks, time::iso(at + 3'999'999)), t110);
+  EXPECT_EQ(transfers::rows::timemarks_until(marks, time::iso(at + 4'000'000)),
+            transfers::rows::with_timemark(t110, "T120", at + 4'000'000));
+  EXPECT_EQ(transfers::rows::timemarks_until(marks, time::iso(at + 5'000'000)), marks);
+  EXPECT_EQ(transfers::rows::timemarks_until("{}", time::iso(at)), "{}");
+}
+
+TEST(TransferRows, ATransferAsOfAStateShowsThatStateItsTimeAndNoLaterMark) {
+  const time::Micros at = *time::parse_iso("2026-11-23T12:00:00Z");
+  transfers::Transfer t;
+  t.id = "bbot_0000000000000000000001";
+  t.state = "failed";
+  t.state_reason = "risk_control";
+  t.timemarks_json = transfers::rows::with_timemark(
+      transfers::rows::with_timemark(transfers::rows::with_timemark("{}", "T110", at), "T120",
+                                     at + 4'000'000),
+      "T130", at + 5'000'000);
+  t.inserted_at = time::iso(at);
+  t.updated_at = time::iso(at + 5'000'000);
+  const transfers::Transfer held = transfers::as_of(t, "held", time::iso(at + 3'000'000));
+  EXPECT_EQ(held.state, "held");
+  EXPECT_FALSE(held.state_reason) << "a reason is the failure's";
+  EXPECT_EQ(held.updated_at, time::iso(at + 3'000'000));
+  EXPECT_EQ(held.timemarks_json, transfers::rows::with_timemark("{}", "T110", at));
+  EXPECT_EQ(held.inserted_at, t.inserted_at);
+  const transfers::Transfer failed = transfers::as_of(t, "failed", t.updated_at);
+  EXPECT_EQ(transfers::transfer_text(failed), transfers::transfer_text(t))
+      << "as of its last state, the transfer as it is";
+}
+
 TEST(TransferRows, TheFlowGoesFromCreatedToSuccessful) {
   std::vector<std::string> walked = {"created"};
   while (!transfers::rows::next_state(walked.back()).empty()) {
