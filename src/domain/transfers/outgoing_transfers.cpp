@@ -278,7 +278,8 @@ std::vector<std::optional<std::string>> render_events(
 [[maybe_unused]] const bool k_event_renderer_registered =
     events::register_renderer(rows::k_event_kind, &render_events);
 
-// Writes the accepted transfers and their events (accepted_texts, aligned with accepted). A
+// Writes the accepted transfers and their events (references to the rows); keeps accepted_texts
+// aligned with accepted. A
 // transfer that another unit's transfer with the same external id beat (PostgreSQL: committed
 // between our read and our insert) is not accepted after all: it is listed as duplicated, and
 // added to `known` (the tenant's transfers by external id), for the items that repeat it.

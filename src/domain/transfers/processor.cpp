@@ -46,11 +46,11 @@ struct Moving {
   std::string read_updated_at;  // as phase 1 read it: another node's step changes it
   // Its last step came due and pays a collection of this Tesoro: phase 3 decides it.
   std::optional<time::Micros> delivery_at;
-  // What each step announces, in order: its event (data), or the payout leg as it was then.
+  // What each step announces, in order: its event outgoing_transfer.<state> (whose data is a
+  // reference to the row: rows::event_reference), or the payout leg as it was then.
   struct Step {
     std::string state;
     time::Micros at = 0;
-    std::string event_data;      // outgoing_transfer.<state>: a reference to the row
     std::optional<Transfer> leg;  // payouts::follow
   };
   std::vector<Step> steps;
@@ -184,12 +184,8 @@ void Pass::finish(Moving& m, std::string state, std::optional<std::string> reaso
 // outgoing_transfer.<state>, or the payout's turn (payouts::follow, once the leg is written).
 void Pass::announce(Moving& m, time::Micros at) {
   const Transfer& t = m.transfer;
-  Moving::Step step{t.state, at, "", std::nullopt};
-  if (t.payout_id) {
-    step.leg = t;
-  } else {
-    step.event_data = rows::event_reference(t);  // its data: the row, as_of the step
-  }
+  Moving::Step step{t.state, at, std::nullopt};
+  if (t.payout_id) step.leg = t;
   m.steps.push_back(std::move(step));
 }
 
@@ -330,8 +326,8 @@ void Pass::write_all() {
     }
     for (const Moving::Step& step : m.steps) {
       if (!step.leg) {
-        emissions.push_back({m.tenant_id, "outgoing_transfer." + step.state, step.event_data,
-                             step.at});
+        emissions.push_back({m.tenant_id, "outgoing_transfer." + step.state,
+                             rows::event_reference(m.transfer), step.at});
       }
     }
   }
