@@ -33,31 +33,36 @@ std::string hex(const unsigned char* data, std::size_t size) {
   return out;
 }
 
+// Appends the base64 of `bytes` to `out`: the output is sized once and written in place.
+void encode_into(std::string& out, std::string_view bytes, const char* alphabet, bool pad) {
+  const std::size_t whole = bytes.size() / 3;
+  const std::size_t rest = bytes.size() - whole * 3;
+  const std::size_t tail = rest == 0 ? 0 : (pad ? 4 : rest + 1);
+  const std::size_t from = out.size();
+  out.resize(from + whole * 4 + tail);
+  char* to = out.data() + from;
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (std::size_t i = 0; i < whole; ++i, in += 3, to += 4) {
+    const unsigned v = (unsigned{in[0]} << 16) | (unsigned{in[1]} << 8) | in[2];
+    to[0] = alphabet[(v >> 18) & 63];
+    to[1] = alphabet[(v >> 12) & 63];
+    to[2] = alphabet[(v >> 6) & 63];
+    to[3] = alphabet[v & 63];
+  }
+  if (rest == 0) return;
+  const unsigned v = (unsigned{in[0]} << 16) | (rest == 2 ? unsigned{in[1]} << 8 : 0u);
+  to[0] = alphabet[(v >> 18) & 63];
+  to[1] = alphabet[(v >> 12) & 63];
+  if (rest == 2) to[2] = alphabet[(v >> 6) & 63];
+  if (pad) {
+    if (rest == 1) to[2] = '=';
+    to[3] = '=';
+  }
+}
+
 std::string encode(std::string_view bytes, const char* alphabet, bool pad) {
   std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  auto at = [&](std::size_t k) { return static_cast<unsigned char>(bytes[k]); };
-  for (; i + 2 < bytes.size(); i += 3) {
-    unsigned v = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += alphabet[(v >> 6) & 63];
-    out += alphabet[v & 63];
-  }
-  std::size_t rest = bytes.size() - i;
-  if (rest == 1) {
-    unsigned v = at(i) << 16;
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    if (pad) out += "==";
-  } else if (rest == 2) {
-    unsigned v = (at(i) << 16) | (at(i + 1) << 8);
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += alphabet[(v >> 6) & 63];
-    if (pad) out += '=';
-  }
+  encode_into(out, bytes, alphabet, pad);
   return out;
 }
 
@@ -174,6 +179,9 @@ bool is_random_token(std::string_view text, std::size_t bytes) {
 
 std::string base64url(std::string_view bytes) { return encode(bytes, k_base64url, false); }
 std::string base64(std::string_view bytes) { return encode(bytes, k_base64, true); }
+void append_base64(std::string& out, std::string_view bytes) {
+  encode_into(out, bytes, k_base64, true);
+}
 
 std::string base64_decode(std::string_view text, bool& ok) {
   ok = false;

@@ -27,6 +27,7 @@ std::string random_token(std::size_t bytes);
 bool is_random_token(std::string_view text, std::size_t bytes);
 std::string base64url(std::string_view bytes);
 std::string base64(std::string_view bytes);
+void append_base64(std::string& out, std::string_view bytes);  // base64(bytes), appended
 std::string base64_decode(std::string_view text, bool& ok);
 bool constant_time_equal(std::string_view a, std::string_view b);
 // scrypt (RFC 7914) through OpenSSL's EVP_KDF "SCRYPT": `length` bytes derived from `password`

@@ -81,7 +81,7 @@ Result<Layout> place(const QRcode& symbol, int width) {
   return layout;
 }
 
-// The PNG's pixel rows: a blank (all white) row for the quiet zone, and for each module row of
+// The PNG's pixel rows: blank (all white) rows for the quiet zone, and for each module row of
 // the symbol one packed row repeated pixels_per_module times. In a gray image of bit depth 1,
 // bit 1 is white; the most significant bit of a byte is the leftmost pixel.
 struct Image {
@@ -92,22 +92,23 @@ struct Image {
   bool out_of_memory = false;
 };
 
-// Clears (makes black) pixels [from, from + count) of a packed row.
+// Clears (makes black) pixels [from, from + count) of a packed row (count >= 1): the partial
+// bytes at both ends by a mask, the whole bytes between at once.
 void paint_black(unsigned char* row, int from, int count) {
-  int to = from + count;
-  while (from < to && from % 8 != 0) {
-    row[from / 8] &= static_cast<unsigned char>(~(0x80u >> (from % 8)));
-    ++from;
+  const int last_pixel = from + count - 1;
+  const int first = from / 8;
+  const int last = last_pixel / 8;
+  const unsigned head = 0xFFu >> (from % 8);  // from `from` to its byte's end
+  const unsigned tail = (0xFF00u >> (last_pixel % 8 + 1)) & 0xFFu;  // its byte's start to last
+  if (first == last) {
+    row[first] &= static_cast<unsigned char>(~(head & tail));
+    return;
   }
-  int whole_bytes = (to - from) / 8;
-  if (whole_bytes > 0) {
-    std::memset(row + from / 8, 0x00, static_cast<std::size_t>(whole_bytes));
-    from += whole_bytes * 8;
+  row[first] &= static_cast<unsigned char>(~head);
+  if (last - first > 1) {
+    std::memset(row + first + 1, 0x00, static_cast<std::size_t>(last - first - 1));
   }
-  while (from < to) {
-    row[from / 8] &= static_cast<unsigned char>(~(0x80u >> (from % 8)));
-    ++from;
-  }
+  row[last] &= static_cast<unsigned char>(~tail);
 }
 
 // Paints module row module_y into row (row_bytes long, already white).
@@ -130,24 +131,26 @@ void fill_row(const Image& image, int module_y, unsigned char* row) {
 // Bytes per row of the image data: the filter-type byte, then the packed pixels.
 std::size_t row_stride(int width) { return (static_cast<std::size_t>(width) + 7) / 8 + 1; }
 
-// The image data of the PNG (PNG 11.2.4, before compression): every pixel row behind its
-// filter-type byte, 0 (None).
-std::string image_data(const Image& image) {
+// The image data of the PNG (PNG 11.2.4), compressed: every pixel row behind its filter-type
+// byte, 0 (None). Only the distinct rows are drawn (a blank one, then one per module row), each
+// given to the encoder with its number of repeats.
+std::string compressed_image_data(const Image& image) {
   const std::size_t stride = row_stride(image.width);
-  const std::size_t row_bytes = stride - 1;
-  std::string data(stride * static_cast<std::size_t>(image.width), '\xFF');
-  auto* bytes = reinterpret_cast<unsigned char*>(data.data());
-  for (std::size_t y = 0; y < static_cast<std::size_t>(image.width); ++y) bytes[y * stride] = 0;
+  const int modules = image.symbol->width;
   const int margin = image.layout.margin;
   const int scale = image.layout.pixels_per_module;
-  for (int module_y = 0; module_y < image.symbol->width; ++module_y) {
-    unsigned char* first = bytes + static_cast<std::size_t>(margin + module_y * scale) * stride;
-    fill_row(image, module_y, first + 1);
-    for (int repeat = 1; repeat < scale; ++repeat) {
-      std::memcpy(first + static_cast<std::size_t>(repeat) * stride + 1, first + 1, row_bytes);
-    }
+  std::string rows(stride * static_cast<std::size_t>(modules + 1), '\xFF');
+  auto* bytes = reinterpret_cast<unsigned char*>(rows.data());
+  auto row = [&](int index) { return bytes + static_cast<std::size_t>(index) * stride; };
+  for (int index = 0; index <= modules; ++index) row(index)[0] = 0;  // filter type None
+  row_deflate::Encoder encoder(stride, stride * static_cast<std::size_t>(image.width));
+  encoder.rows(row(0), stride, static_cast<std::size_t>(margin));  // the blank row: quiet zone
+  for (int module_y = 0; module_y < modules; ++module_y) {
+    fill_row(image, module_y, row(module_y + 1) + 1);
+    encoder.rows(row(module_y + 1), stride, static_cast<std::size_t>(scale));
   }
-  return data;
+  encoder.rows(row(0), stride, static_cast<std::size_t>(image.width - margin - modules * scale));
+  return std::move(encoder).finish();
 }
 
 void append_bytes(png_structp png, png_bytep data, png_size_t length) {
@@ -165,7 +168,7 @@ void flush_nothing(png_structp) {}
 void on_png_warning(png_structp, png_const_charp) {}
 
 // Writes the whole PNG into image.out: libpng writes the signature, IHDR and the chunks' framing
-// and CRCs; the image data arrives compressed (row_deflate::zlib) as one IDAT chunk. libpng reports
+// and CRCs; the image data arrives compressed (row_deflate) as one IDAT chunk. libpng reports
 // errors by longjmp: nothing with a destructor lives in this frame, so the jump skips none.
 bool write_png(png_structp png, png_infop info, Image& image, const std::string& idat) {
   if (setjmp(png_jmpbuf(png))) return false;
@@ -213,7 +216,7 @@ Result<std::string> png(std::string_view text, Level level, int width) {
   if (!placed) return std::move(placed).error();
 
   Image image{symbol->get(), *placed, width, {}};
-  std::string idat = row_deflate::zlib(image_data(image), row_stride(width));
+  std::string idat = compressed_image_data(image);
   image.out.reserve(idat.size() + 128);
 
   png_structp png =
@@ -232,7 +235,12 @@ Result<std::string> png(std::string_view text, Level level, int width) {
 }
 
 std::string data_url(std::string_view png_bytes) {
-  return "data:image/png;base64," + crypto::base64(png_bytes);
+  constexpr std::string_view k_prefix = "data:image/png;base64,";
+  std::string url;
+  url.reserve(k_prefix.size() + (png_bytes.size() + 2) / 3 * 4);
+  url += k_prefix;
+  crypto::append_base64(url, png_bytes);
+  return url;
 }
 
 }  // namespace tesoro::qr_image

@@ -68,6 +68,8 @@ constexpr std::array<LengthCode, 259> k_length_codes = [] {
   return codes;
 }();
 
+}  // namespace
+
 // One deflate block (RFC 1951) with the fixed Huffman codes.
 class FixedDeflate {
  public:
@@ -151,6 +153,8 @@ class FixedDeflate {
   int count_ = 0;
 };
 
+namespace {
+
 // The shortest copy worth making: three literals cost 24 to 27 bits, a copy of 3 from a byte or
 // a row back 12 to 21.
 constexpr std::size_t k_min_copy = 3;
@@ -158,79 +162,131 @@ constexpr std::size_t k_min_copy = 3;
 // Deflate's window: the farthest a copy may reach back.
 constexpr std::size_t k_max_distance = 32'768;
 
+// Adler-32 (RFC 1950, 8.2) of the data of `checksum` followed by `times` copies of a block of
+// `length` bytes whose own Adler-32 is `block`. A block of sum S and weighted sum W (the last
+// byte once, the one before twice, ...) takes (a, b) to (a + S, b + length * a + W); k of them,
+// to (a + k S, b + k length a + k W + length S k (k - 1) / 2), all modulo 65,521. What
+// adler32_combine does k times, in a few multiplications.
+std::uint32_t adler_repeated(std::uint32_t checksum, std::uint32_t block, std::size_t length,
+                             std::size_t times) {
+  constexpr std::uint64_t k_modulus = 65'521;
+  const std::uint64_t n = length % k_modulus;
+  const std::uint64_t k = times % k_modulus;
+  const std::uint64_t pairs = (static_cast<std::uint64_t>(times) * (times - 1) / 2) % k_modulus;
+  const std::uint64_t a = checksum & 0xFFFFu;
+  const std::uint64_t b = checksum >> 16;
+  // The block's own checksum starts from a = 1: its a is 1 + S, its b is length + W.
+  const std::uint64_t sum = ((block & 0xFFFFu) + k_modulus - 1) % k_modulus;
+  const std::uint64_t weighted = ((block >> 16) + k_modulus - n) % k_modulus;
+  const std::uint64_t new_a = (a + k * sum) % k_modulus;
+  const std::uint64_t new_b =
+      (b + k * n % k_modulus * a + k * weighted + n * sum % k_modulus * pairs) % k_modulus;
+  return static_cast<std::uint32_t>(new_b << 16 | new_a);
+}
+
 }  // namespace
 
+Encoder::Encoder(std::size_t stride, std::size_t size_hint)
+    : stride_(stride), by_rows_(stride >= 1 && stride <= k_max_distance) {
+  out_.reserve(size_hint / 8 + 64);
+  out_.push_back('\x78');  // deflate, 32 KiB window
+  out_.push_back('\x01');  // no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0
+  deflate_ = std::make_unique<FixedDeflate>(out_);
+}
+
+Encoder::~Encoder() = default;
+
+void Encoder::rows(const unsigned char* row, std::size_t length, std::size_t times) {
+  if (times == 0 || length == 0) return;
+  const bool full = by_rows_ && length == stride_;
+  const bool has_above = by_rows_ && above_ != nullptr;
+  std::size_t repeats = times - 1;  // copies of this row after its first
+  if (has_above && full && std::memcmp(row, above_, stride_) == 0) {
+    repeats = times;  // the first is a repeat of the row above as well
+  } else {
+    flush_repeats();
+    new_row(row, length, has_above);
+  }
+  pending_repeats_ += repeats;
+  const auto row_checksum = static_cast<std::uint32_t>(adler32_z(1, row, length));
+  checksum_ = adler_repeated(checksum_, row_checksum, length, times);
+  above_ = full ? row : nullptr;
+  last_byte_ = row[length - 1];
+  written_ = true;
+}
+
+// Every repeat of the last row at once, however many calls gave them: one copy from a row back
+// (it may overlap what it writes, as deflate allows), as zlib() codes them.
+void Encoder::flush_repeats() {
+  if (pending_repeats_ == 0) return;
+  const std::size_t repeated = pending_repeats_ * stride_;
+  if (repeated >= k_min_copy) {
+    deflate_->copy(repeated, stride_);
+  } else {
+    for (std::size_t i = 0; i < repeated; ++i) deflate_->literal(above_[i % stride_]);
+  }
+  pending_repeats_ = 0;
+}
+
+// A row not equal to the one above: at each byte, the longer of the run equal to the row above
+// (a copy from a row back) and the run repeating the byte before (a copy from a byte back), when
+// worth a copy; other bytes are literals.
+void Encoder::new_row(const unsigned char* row, std::size_t length, bool has_above) {
+  for (std::size_t x = 0; x < length;) {
+    std::size_t same_above = 0;
+    if (has_above) {
+      while (x + same_above < length && row[x + same_above] == above_[x + same_above]) {
+        ++same_above;
+      }
+    }
+    std::size_t same_before = 0;
+    if (x > 0 || written_) {
+      const unsigned char before = x > 0 ? row[x - 1] : last_byte_;  // the byte written last
+      while (x + same_before < length && row[x + same_before] == before) ++same_before;
+    }
+    if (std::max(same_above, same_before) >= k_min_copy) {
+      bool from_above = same_above >= same_before;
+      std::size_t copied = from_above ? same_above : same_before;
+      deflate_->copy(copied, from_above ? stride_ : 1);
+      x += copied;
+    } else {
+      deflate_->literal(row[x]);
+      ++x;
+    }
+  }
+}
+
+std::string Encoder::finish() && {
+  flush_repeats();
+  deflate_->finish();
+  for (int shift = 24; shift >= 0; shift -= 8) {
+    out_.push_back(static_cast<char>((checksum_ >> shift) & 0xFF));
+  }
+  return std::move(out_);
+}
+
 std::string zlib(std::string_view data, std::size_t stride) {
-  std::string out;
-  out.reserve(data.size() / 8 + 64);
-  out.push_back('\x78');  // deflate, 32 KiB window
-  out.push_back('\x01');  // no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0
-  FixedDeflate deflate(out);
+  Encoder encoder(stride, data.size());
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   const std::size_t size = data.size();
-  // Copies from a row back need a row within deflate's window; otherwise only byte runs.
+  // Copies from a row back need a row within deflate's window; otherwise the data is one row.
   const bool by_rows = stride >= 1 && stride <= k_max_distance;
-  // The Adler-32 of the data, row by row: a repeated row's checksum is combined in (zlib's
-  // adler32_combine) rather than computed over its bytes again.
-  uLong checksum = adler32_z(0, nullptr, 0);
   const std::size_t row_length = by_rows ? stride : std::max<std::size_t>(size, 1);
   for (std::size_t start = 0; start < size;) {
     const unsigned char* row = bytes + start;
     const std::size_t length = std::min(row_length, size - start);
-    const bool has_above = by_rows && start >= stride;
-    if (has_above && length == stride && std::memcmp(row, row - stride, stride) == 0) {
-      // This row and every equal one after it: one copy from a row back (it may overlap what
-      // it writes, as deflate allows).
-      std::size_t repeated = stride;
-      while (start + repeated + stride <= size &&
-             std::memcmp(row + repeated, row, stride) == 0) {
-        repeated += stride;
-      }
-      const uLong row_checksum = adler32_z(adler32_z(0, nullptr, 0), row, stride);
-      for (std::size_t copied = 0; copied < repeated; copied += stride) {
-        checksum = adler32_combine(checksum, row_checksum, static_cast<z_off_t>(stride));
-      }
-      if (repeated >= k_min_copy) {
-        deflate.copy(repeated, stride);
-      } else {
-        for (std::size_t i = 0; i < repeated; ++i) deflate.literal(row[i]);
-      }
-      start += repeated;
-      continue;
-    }
-    // A new row: at each byte, the longer of the run equal to the row above (a copy from a row
-    // back) and the run repeating the byte before (a copy from a byte back), when worth a copy.
-    for (std::size_t x = 0; x < length;) {
-      std::size_t same_above = 0;
-      if (has_above) {
-        const unsigned char* above = row - stride;
-        while (x + same_above < length && row[x + same_above] == above[x + same_above]) {
-          ++same_above;
-        }
-      }
-      std::size_t same_before = 0;
-      if (start + x > 0) {
-        const unsigned char before = bytes[start + x - 1];  // the byte written last
-        while (x + same_before < length && row[x + same_before] == before) ++same_before;
-      }
-      if (std::max(same_above, same_before) >= k_min_copy) {
-        bool from_above = same_above >= same_before;
-        std::size_t copied = from_above ? same_above : same_before;
-        deflate.copy(copied, from_above ? stride : 1);
-        x += copied;
-      } else {
-        deflate.literal(row[x]);
-        ++x;
+    // This row and every equal one after it.
+    std::size_t times = 1;
+    if (length == row_length) {
+      while (start + (times + 1) * length <= size &&
+             std::memcmp(row + times * length, row, length) == 0) {
+        ++times;
       }
     }
-    checksum = adler32_z(checksum, row, length);
-    start += length;
+    encoder.rows(row, length, times);
+    start += times * length;
   }
-  deflate.finish();
-  for (int shift = 24; shift >= 0; shift -= 8) {
-    out.push_back(static_cast<char>((checksum >> shift) & 0xFF));
-  }
-  return out;
+  return std::move(encoder).finish();
 }
 
 }  // namespace tesoro::row_deflate

@@ -10,6 +10,8 @@
 // finds them for a few instructions per byte, at about 1.6 times zlib's size (2.4 KiB instead of
 // 1.4 KiB at 400 px). zlib still computes the Adler-32 checksum.
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -19,5 +21,39 @@ namespace tesoro::row_deflate {
 // bytes (the last one may be shorter). A stride of 0 or above 32,768 (deflate's window) makes
 // no copies from a row back, only byte runs. Any data is accepted.
 std::string zlib(std::string_view data, std::size_t stride);
+
+class FixedDeflate;
+
+// The same stream, given as its rows and how many times each repeats, for data whose rows are
+// known to repeat (a QR image: each module row pixels_per_module times): no need to lay the
+// repeats out in memory, compare them or checksum each. Rows are `stride` bytes; only the last
+// may be shorter. A row equal to the one before it is coded as its repeat, so the stream is
+// zlib()'s of the same data, byte for byte. Each row must stay in place until the next call.
+class Encoder {
+ public:
+  // size_hint: the data's expected size, for the output's first allocation.
+  explicit Encoder(std::size_t stride, std::size_t size_hint = 0);
+  ~Encoder();
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
+
+  // `times` copies of the `length` bytes at `row`.
+  void rows(const unsigned char* row, std::size_t length, std::size_t times);
+  std::string finish() &&;
+
+ private:
+  void new_row(const unsigned char* row, std::size_t length, bool has_above);
+  void flush_repeats();
+
+  std::size_t stride_;
+  bool by_rows_;
+  std::string out_;
+  std::unique_ptr<FixedDeflate> deflate_;  // writes into out_
+  std::uint32_t checksum_ = 1;             // Adler-32 of the data so far
+  const unsigned char* above_ = nullptr;   // the last row, when it was a full one
+  unsigned char last_byte_ = 0;
+  bool written_ = false;                   // whether any data came yet
+  std::size_t pending_repeats_ = 0;        // repeats of the row above not coded yet
+};
 
 }  // namespace tesoro::row_deflate

@@ -224,6 +224,19 @@ TEST(Crypto, KnownVectors) {
             "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8");
   EXPECT_EQ(crypto::base64("foobar"), "Zm9vYmFy");
   EXPECT_EQ(crypto::base64("fo"), "Zm8=");
+  // RFC 4648's vectors, every length of padding, both alphabets, and appending.
+  const char* const k_vectors[][3] = {{"", "", ""},           {"f", "Zg==", "Zg"},
+                                      {"fo", "Zm8=", "Zm8"},  {"foo", "Zm9v", "Zm9v"},
+                                      {"foob", "Zm9vYg==", "Zm9vYg"},
+                                      {"fooba", "Zm9vYmE=", "Zm9vYmE"},
+                                      {"\xFB\xFF\xBF", "+/+/", "-_-_"}};
+  for (const auto& vector : k_vectors) {
+    EXPECT_EQ(crypto::base64(vector[0]), vector[1]);
+    EXPECT_EQ(crypto::base64url(vector[0]), vector[2]);
+    std::string appended = "data:";
+    crypto::append_base64(appended, vector[0]);
+    EXPECT_EQ(appended, std::string("data:") + vector[1]);
+  }
   bool ok = false;
   EXPECT_EQ(crypto::base64_decode("Zm9vYmE=", ok), "fooba");
   EXPECT_TRUE(ok);

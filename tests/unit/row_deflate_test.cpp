@@ -5,6 +5,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 using namespace tesoro;
 
@@ -100,4 +101,60 @@ TEST(RowDeflate, RepeatedRowsCostAlmostNothing) {
   int status = Z_OK;
   EXPECT_EQ(inflate_all(stream, data.size(), status), data);
   EXPECT_EQ(status, Z_OK);
+}
+
+namespace {
+
+struct RowRun {
+  std::string row;
+  std::size_t times;
+};
+
+// The same data given to the encoder as runs and laid out in full for zlib().
+void expect_runs_as_laid_out(const std::vector<RowRun>& runs, std::size_t stride) {
+  std::string data;
+  row_deflate::Encoder encoder(stride);
+  for (const RowRun& run : runs) {
+    for (std::size_t i = 0; i < run.times; ++i) data += run.row;
+    encoder.rows(reinterpret_cast<const unsigned char*>(run.row.data()), run.row.size(),
+                 run.times);
+  }
+  std::string stream = std::move(encoder).finish();
+  EXPECT_TRUE(stream == row_deflate::zlib(data, stride))
+      << "stride " << stride << ", " << runs.size() << " runs, " << data.size() << " bytes";
+  int status = Z_OK;
+  EXPECT_TRUE(inflate_all(stream, data.size(), status) == data);
+  EXPECT_EQ(status, Z_OK);  // the Adler-32 of the repeats included
+}
+
+}  // namespace
+
+TEST(RowDeflate, RowsGivenWithTheirRepeatsMakeZlibsStreamByteForByte) {
+  std::mt19937 random(23112026);
+  for (std::size_t stride : {1u, 2u, 3u, 4u, 51u, 257u, 2049u}) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<RowRun> runs;
+      const std::size_t count = random() % 30;
+      for (std::size_t r = 0; r < count; ++r) {
+        // Some runs repeat the row before (the encoder must see them as repeats), some are
+        // empty; image-like rows otherwise.
+        std::string row = !runs.empty() && random() % 4 == 0 ? runs.back().row
+                                                             : image_like(random, stride, stride);
+        runs.push_back({row, random() % 12});
+      }
+      if (random() % 3 == 0) {  // a shorter last row, once
+        runs.push_back({image_like(random, stride, random() % stride), 1});
+      }
+      expect_runs_as_laid_out(runs, stride);
+    }
+  }
+}
+
+TEST(RowDeflate, ManyRepeatsKeepTheChecksumRight) {
+  // The Adler-32 of k repeats is computed, not summed: past 65,521 repeats (its modulus), and
+  // with rows of bytes near 0xFF that make every sum wrap.
+  expect_runs_as_laid_out({{std::string("\xFE", 1), 70'000}}, 1);
+  expect_runs_as_laid_out({{std::string("\xFF\xFE\xFD", 3), 30'000}, {"abc", 65'522}}, 3);
+  std::mt19937 random(11);
+  expect_runs_as_laid_out({{image_like(random, 51, 51), 400}, {image_like(random, 51, 51), 9}}, 51);
 }
