@@ -24,6 +24,36 @@ TEST(JsonWriter, EveryByteIsWrittenAsBoostJsonSerialisesIt) {
   EXPECT_EQ(writer.text(), json::serialize(json::value(json::string(mixed))));
 }
 
+TEST(JsonWriter, LongStringsAreScannedEightBytesAtATimeWithoutMissingAByte) {
+  // Long plain runs are checked 8 bytes at a time: every byte at every offset of a 40-byte plain
+  // string (within, across and after the 8-byte blocks), and random long strings.
+  const std::string plain = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNk";
+  for (int c = 0; c < 256; ++c) {
+    for (std::size_t at = 0; at < plain.size(); ++at) {
+      std::string text = plain;
+      text[at] = static_cast<char>(c);
+      json_text::Writer writer;
+      writer.string(text);
+      ASSERT_EQ(writer.text(), json::serialize(json::value(json::string(text))))
+          << "byte " << c << " at " << at;
+    }
+  }
+  std::uint64_t state = 2026;
+  for (int round = 0; round < 200; ++round) {
+    std::string text;
+    const std::size_t size = 1 + round * 7;
+    for (std::size_t i = 0; i < size; ++i) {
+      state = state * 6364136223846793005u + 1442695040888963407u;
+      const auto r = static_cast<unsigned>(state >> 33);
+      // Mostly base64-like text, now and then a byte to escape or a high byte.
+      text += r % 16 == 0 ? static_cast<char>(r >> 8) : "ABCxyz019+/="[r % 12];
+    }
+    json_text::Writer writer;
+    writer.string(text);
+    ASSERT_EQ(writer.text(), json::serialize(json::value(json::string(text)))) << "round " << round;
+  }
+}
+
 TEST(JsonWriter, NestedObjectsArraysAndNumbersMatchBoostJson) {
   json::object expected{
       {"id", "ctx_1"},
