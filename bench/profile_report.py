@@ -35,6 +35,8 @@ LAYERS = [
     ("major", "authentication (credential lookup, its SQL)", r"^tesoro::app::App::authenticate(_console)?\("),
     ("major", "idempotency lookup before the handler", r"^tesoro::idempotency::find\("),
     ("major", "write unit: create_account_holder", r"^tesoro::ledger::create_account_holder\b"),
+    ("major", "write unit: create_qr (the plan's reads, the row's insert)", r"^tesoro::collections::create_qr\b"),
+    ("major", "QR image after the commit (symbol, mask, PNG, base64)", r"^tesoro::collections::render_image\b"),
     ("major", "write unit: events::emit", r"^tesoro::events::emit\b"),
     ("major", "write unit: idempotency::record", r"^tesoro::idempotency::(record|store|save)\w*\("),
     ("major", "sequencer: events::assign_positions", r"^tesoro::events::assign_positions\b"),
@@ -117,7 +119,7 @@ BACKGROUND_ROLES = ("background workers",)
 TIME_SCALED_ROLES = ("SQLite checkpointer",)
 # Write units per request of each mode (the rest of the writer's units in the load window are
 # polls of the background workers).
-REQUEST_UNITS = {"post": 1}
+REQUEST_UNITS = {"post": 1, "qr": 1}
 
 ROLES = [
     ("SQLite writer", r"SqliteStore::writer_loop|SqliteStore::SqliteStore\(tesoro::store::Options const&\)::\{lambda\(\)#1\}|GroupCommitWriter::run"),
@@ -433,7 +435,8 @@ def metric(path, name):
     return 0.0
 
 
-ROUTE = {"accounts": "/v1/accounts", "pg-accounts": "/v1/accounts", "post": "/v1/ledger/account_holders"}
+ROUTE = {"accounts": "/v1/accounts", "pg-accounts": "/v1/accounts", "post": "/v1/ledger/account_holders",
+         "qr": "/api/v1/collections/{collection_id}/qr"}
 
 
 def requests_handled(out, run):
