@@ -70,6 +70,16 @@ std::vector<Migration> collection_migrations() {
            "inserted_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
            "UNIQUE (tenant_id, attempt_id))",
        }},
+      {17,
+       "qr_codes_unindexed_by_collection",
+       {
+           // No statement reads QR codes by collection (they are found by payment_id and by
+           // id), and a QR code's insert paid for this index: an entry of about 110 bytes in a
+           // page of its collection's, so a group commit of QR codes of many collections wrote
+           // a page of this index for each of them to the WAL (bench/RESULTS.md, issue 9).
+           // A list of a collection's QR codes would bring it back.
+           "DROP INDEX qr_codes_by_collection",
+       }},
   };
 }
 
