@@ -199,6 +199,11 @@ Encoder::~Encoder() = default;
 void Encoder::rows(const unsigned char* row, std::size_t length, std::size_t times) {
   if (times == 0 || length == 0) return;
   const bool full = by_rows_ && length == stride_;
+  if (!full && times > 1) {
+    // Only a full row repeats by a copy from a row back: a shorter one goes in once per copy.
+    for (std::size_t copy = 0; copy < times; ++copy) rows(row, length, 1);
+    return;
+  }
   const bool has_above = by_rows_ && above_ != nullptr;
   std::size_t repeats = times - 1;  // copies of this row after its first
   if (has_above && full && std::memcmp(row, above_, stride_) == 0) {
