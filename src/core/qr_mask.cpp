@@ -13,7 +13,8 @@
 // QRcode_encodeString is QRinput_new2 + Split_splitStringToQRinput (which also puts runs of
 // digits or uppercase letters in the numeric or alphanumeric mode) + QRcode_encodeMask(input, -1),
 // where -1 means "choose the mask"; a mask of 0 to 7 is applied as given, with its format
-// information. QRinput_append(QR_MODE_8) alone would not split the text, so it could make a
+// information, and -2 applies none and leaves the format information light (libqrencode's
+// debugging path, kept in every release: the unmasked frame, which we mask ourselves). QRinput_append(QR_MODE_8) alone would not split the text, so it could make a
 // different (larger) symbol. A libqrencode that stops exporting them fails at link time, and a
 // change of behaviour fails the unit tests that compare our symbols with QRcode_encodeString's.
 extern "C" {
@@ -401,8 +402,6 @@ void pack_symbol(const QRcode& symbol, const FormatModules& format, Packed<W>& p
     Line<W> function;
     pack_row(symbol.data + y * width, width, packed.dark_rows[y], function);
     packed.data_rows[y] = all & ~function;
-    // Undo mask 0 on data modules; function modules are never masked.
-    packed.dark_rows[y] = packed.dark_rows[y] ^ (row_flips<W>(0, y) & packed.data_rows[y]);
   }
   // Format information modules are function modules, so not data: make them light.
   for (const FormatModule& module : format) {
@@ -449,8 +448,8 @@ int best_mask(const Packed<W>& packed, int width, QRecLevel level, const FormatM
   return best;
 }
 
-// Turns `symbol`, which libqrencode masked with mask 0, into the symbol with the best mask: data
-// modules flip where exactly one of mask 0 and the best mask flips them, and the format
+// Turns `symbol`, which libqrencode left unmasked, into the symbol with the best mask: data
+// modules flip where the best mask flips them, and the format
 // information is rewritten as libqrencode writes it (0x85 dark, 0x84 light).
 template <int W>
 void apply_best_mask(QRcode& symbol, QRecLevel level, const FormatModules& format) {
@@ -458,21 +457,18 @@ void apply_best_mask(QRcode& symbol, QRecLevel level, const FormatModules& forma
   Packed<W> packed{};  // zeroed for GCC's maybe-uninitialized only: every line read is written
   pack_symbol(symbol, format, packed);
   const int mask = best_mask(packed, width, level, format);
-  if (mask != 0) {
-    for (int y = 0; y < width; ++y) {
-      const Line<W> change =
-          (row_flips<W>(0, y) ^ row_flips<W>(mask, y)) & packed.data_rows[y];
-      unsigned char* row = symbol.data + y * width;
-      int x = 0;
-      for (; x + 8 <= width; x += 8) {
-        Word bytes;
-        std::memcpy(&bytes, row + x, sizeof bytes);
-        bytes ^= k_spread[(change.w[x / 64] >> (x % 64)) & 0xFF];
-        std::memcpy(row + x, &bytes, sizeof bytes);
-      }
-      for (; x < width; ++x) {
-        row[x] ^= static_cast<unsigned char>((change.w[x / 64] >> (x % 64)) & k_dark);
-      }
+  for (int y = 0; y < width; ++y) {
+    const Line<W> change = row_flips<W>(mask, y) & packed.data_rows[y];
+    unsigned char* row = symbol.data + y * width;
+    int x = 0;
+    for (; x + 8 <= width; x += 8) {
+      Word bytes;
+      std::memcpy(&bytes, row + x, sizeof bytes);
+      bytes ^= k_spread[(change.w[x / 64] >> (x % 64)) & 0xFF];
+      std::memcpy(row + x, &bytes, sizeof bytes);
+    }
+    for (; x < width; ++x) {
+      row[x] ^= static_cast<unsigned char>((change.w[x / 64] >> (x % 64)) & k_dark);
     }
   }
   const int bits = format_information(level, mask);
@@ -511,7 +507,7 @@ QRcode* encode_string(const char* text, QRecLevel level) {
     keeping_errno([&] { QRinput_free(input); });
     return nullptr;
   }
-  QRcode* symbol = QRcode_encodeMask(input, 0);
+  QRcode* symbol = QRcode_encodeMask(input, -2);  // unmasked: masked below
   keeping_errno([&] { QRinput_free(input); });
   if (!symbol) return nullptr;
 

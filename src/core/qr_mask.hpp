@@ -4,7 +4,7 @@
 //
 // Why: libqrencode 4.1.1 scores each of the 8 masks byte by byte (a masked copy of the symbol,
 // then run lengths row by row and column by column). Under the QR benchmark that was about 29 %
-// of the server's CPU, most of libqrencode's time. Here libqrencode encodes once with mask 0 and
+// of the server's CPU, most of libqrencode's time. Here libqrencode encodes once, unmasked, and
 // the 8 masks are scored on bit-packed rows and columns (64 modules a machine word) with exactly
 // libqrencode's rules (ISO/IEC 18004 N1 to N4 as libqrencode reads them), so the chosen mask and
 // every module are the same as QRcode_encodeString's: the unit tests compare them bit for bit
