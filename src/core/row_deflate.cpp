@@ -271,25 +271,15 @@ std::string Encoder::finish() && {
 }
 
 std::string zlib(std::string_view data, std::size_t stride) {
+  // Row by row: the encoder finds the repeats itself (a row equal to the one above), so this
+  // needs no run detection of its own. Outside deflate's window the data is one row.
   Encoder encoder(stride, data.size());
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   const std::size_t size = data.size();
-  // Copies from a row back need a row within deflate's window; otherwise the data is one row.
   const bool by_rows = stride >= 1 && stride <= k_max_distance;
   const std::size_t row_length = by_rows ? stride : std::max<std::size_t>(size, 1);
-  for (std::size_t start = 0; start < size;) {
-    const unsigned char* row = bytes + start;
-    const std::size_t length = std::min(row_length, size - start);
-    // This row and every equal one after it.
-    std::size_t times = 1;
-    if (length == row_length) {
-      while (start + (times + 1) * length <= size &&
-             std::memcmp(row + times * length, row, length) == 0) {
-        ++times;
-      }
-    }
-    encoder.rows(row, length, times);
-    start += times * length;
+  for (std::size_t start = 0; start < size; start += row_length) {
+    encoder.rows(bytes + start, std::min(row_length, size - start), 1);
   }
   return std::move(encoder).finish();
 }
