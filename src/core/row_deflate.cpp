@@ -7,6 +7,11 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tesoro::row_deflate {
 
@@ -80,6 +85,25 @@ class FixedDeflate {
 
   void literal(unsigned char byte) { symbol(byte); }
 
+  // Literals for `count` bytes in a row: most of a QR image's new rows. The bit buffer stays in
+  // locals, which the loop's stores into the output (char, so aliasing anything) cannot touch.
+  void literals(const unsigned char* bytes, std::size_t count) {
+    std::uint64_t bits = bits_;
+    int filled = count_;
+    for (std::size_t i = 0; i < count; ++i) {
+      const Code code = k_literal_codes[bytes[i]];
+      bits |= static_cast<std::uint64_t>(code.bits) << filled;
+      filled += code.length;
+      if (filled >= 32) {
+        emit32(static_cast<std::uint32_t>(bits));
+        bits >>= 32;
+        filled -= 32;
+      }
+    }
+    bits_ = bits;
+    count_ = filled;
+  }
+
   // Copies `length` bytes (3 or more) from `distance` bytes back (1..32,768).
   void copy(std::size_t length, std::size_t distance) {
     while (length > 0) {
@@ -93,29 +117,41 @@ class FixedDeflate {
 
   void finish() {
     symbol(256);  // end of block
+    flush();      // room for the last bits' bytes
     while (count_ > 0) {
-      out_.push_back(static_cast<char>(bits_ & 0xFF));
+      buffer_[buffered_++] = static_cast<unsigned char>(bits_ & 0xFF);
       bits_ >>= 8;
       count_ -= 8;
     }
     bits_ = 0;
     count_ = 0;
+    flush();
   }
 
  private:
   // Deflate packs bits from the least significant end of each byte.
-  // Bits gather in a 64-bit word and leave four bytes at a time (one append, not four).
+  // Bits gather in a 64-bit word and leave four bytes at a time, into a buffer that goes to the
+  // output string a few hundred bytes at a time (one append, not one per four bytes).
   void put(std::uint32_t value, int bits) {
     bits_ |= static_cast<std::uint64_t>(value) << count_;
     count_ += bits;
     if (count_ >= 32) {
-      const char bytes[4] = {
-          static_cast<char>(bits_ & 0xFF), static_cast<char>((bits_ >> 8) & 0xFF),
-          static_cast<char>((bits_ >> 16) & 0xFF), static_cast<char>((bits_ >> 24) & 0xFF)};
-      out_.append(bytes, 4);
+      emit32(static_cast<std::uint32_t>(bits_));
       bits_ >>= 32;
       count_ -= 32;
     }
+  }
+  void emit32(std::uint32_t word) {
+    if (buffered_ + 4 > sizeof buffer_) flush();
+    buffer_[buffered_] = static_cast<unsigned char>(word & 0xFF);
+    buffer_[buffered_ + 1] = static_cast<unsigned char>((word >> 8) & 0xFF);
+    buffer_[buffered_ + 2] = static_cast<unsigned char>((word >> 16) & 0xFF);
+    buffer_[buffered_ + 3] = static_cast<unsigned char>((word >> 24) & 0xFF);
+    buffered_ += 4;
+  }
+  void flush() {
+    out_.append(reinterpret_cast<const char*>(buffer_), buffered_);
+    buffered_ = 0;
   }
   void symbol(std::uint32_t value) {
     put(k_literal_codes[value].bits, k_literal_codes[value].length);
@@ -151,6 +187,8 @@ class FixedDeflate {
   std::string& out_;
   std::uint64_t bits_ = 0;
   int count_ = 0;
+  unsigned char buffer_[512];
+  std::size_t buffered_ = 0;
 };
 
 namespace {
@@ -233,31 +271,100 @@ void Encoder::flush_repeats() {
   pending_repeats_ = 0;
 }
 
+namespace {
+
+using Word = std::uint64_t;
+
+// Bit i % 64 of words[i / 64] is 1 where a[i] == b[i], for i < length.
+void equal_bytes(const unsigned char* a, const unsigned char* b, std::size_t length,
+                 std::vector<Word>& words) {
+  words.assign((length + 63) / 64, 0);
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= length; i += 16) {  // i % 64 is 0, 16, 32 or 48: never across two words
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+    const auto bits = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+    words[i / 64] |= Word{bits} << (i % 64);
+  }
+#endif
+  for (; i < length; ++i) words[i / 64] |= Word{a[i] == b[i]} << (i % 64);
+}
+
+// How many bits are 1 from bit `from` on, stopping at `length`.
+std::size_t ones_from(const std::vector<Word>& words, std::size_t from, std::size_t length) {
+  std::size_t count = 0;
+  for (std::size_t i = from; i < length;) {
+    const std::size_t run = static_cast<std::size_t>(std::countr_one(words[i / 64] >> (i % 64)));
+    const std::size_t left_in_word = 64 - i % 64;
+    count += std::min(run, left_in_word);
+    if (run < left_in_word) break;
+    i += left_in_word;
+  }
+  return std::min(count, length - from);
+}
+
+// Bit i of the result is 1 where bits i, i + 1 and i + 2 of `words` all are: where a run of at
+// least k_min_copy starts. The bits of `words` past the row's end are 0, so none starts there.
+void run_starts(const std::vector<Word>& words, std::vector<Word>& starts) {
+  static_assert(k_min_copy == 3);
+  starts.resize(words.size());
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    const Word next = w + 1 < words.size() ? words[w + 1] : 0;
+    const Word ahead1 = (words[w] >> 1) | (next << 63);
+    const Word ahead2 = (words[w] >> 2) | (next << 62);
+    starts[w] = words[w] & ahead1 & ahead2;
+  }
+}
+
+// The first 1 bit at or after `from` in `a | b`, or `length` when there is none.
+std::size_t next_start(const std::vector<Word>& a, const std::vector<Word>* b, std::size_t from,
+                       std::size_t length) {
+  for (std::size_t w = from / 64; w < a.size(); ++w) {
+    Word bits = a[w] | (b != nullptr ? (*b)[w] : 0);
+    if (w == from / 64) bits &= ~Word{0} << (from % 64);
+    if (bits != 0) return w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+  }
+  return length;
+}
+
+}  // namespace
+
 // A row not equal to the one above: at each byte, the longer of the run equal to the row above
 // (a copy from a row back) and the run repeating the byte before (a copy from a byte back), when
-// worth a copy; other bytes are literals.
+// worth a copy; other bytes are literals. Both kinds of runs are found for the whole row first,
+// as bit masks (16 bytes compared at once), so that the bytes between copies, most of a QR
+// image's new rows, go out as literals without a search at each.
 void Encoder::new_row(const unsigned char* row, std::size_t length, bool has_above) {
+  // same_before_ bit i: row[i] equals the byte before it (for i = 0, the last byte written).
+  const std::size_t words = (length + 63) / 64;
+  same_before_.assign(words, 0);
+  if (length > 1) {
+    equal_bytes(row + 1, row, length - 1, same_before_);
+    same_before_.resize(words, 0);  // the shift below may carry into one more word
+    // Shift the whole mask up one bit: bit i + 1 stands for row[i + 1] == row[i].
+    for (std::size_t w = same_before_.size(); w-- > 0;) {
+      same_before_[w] = (same_before_[w] << 1) | (w > 0 ? same_before_[w - 1] >> 63 : 0);
+    }
+  }
+  if (written_ && row[0] == last_byte_) same_before_[0] |= 1;
+  run_starts(same_before_, before_starts_);
+  if (has_above) {
+    equal_bytes(row, above_, length, same_above_);
+    run_starts(same_above_, above_starts_);
+  }
   for (std::size_t x = 0; x < length;) {
-    std::size_t same_above = 0;
-    if (has_above) {
-      while (x + same_above < length && row[x + same_above] == above_[x + same_above]) {
-        ++same_above;
-      }
-    }
-    std::size_t same_before = 0;
-    if (x > 0 || written_) {
-      const unsigned char before = x > 0 ? row[x - 1] : last_byte_;  // the byte written last
-      while (x + same_before < length && row[x + same_before] == before) ++same_before;
-    }
-    if (std::max(same_above, same_before) >= k_min_copy) {
-      bool from_above = same_above >= same_before;
-      std::size_t copied = from_above ? same_above : same_before;
-      deflate_->copy(copied, from_above ? stride_ : 1);
-      x += copied;
-    } else {
-      deflate_->literal(row[x]);
-      ++x;
-    }
+    const std::size_t start =
+        next_start(before_starts_, has_above ? &above_starts_ : nullptr, x, length);
+    deflate_->literals(row + x, start - x);
+    x = start;
+    if (x >= length) break;
+    const std::size_t same_above = has_above ? ones_from(same_above_, x, length) : 0;
+    const std::size_t same_before = ones_from(same_before_, x, length);
+    const bool from_above = same_above >= same_before;
+    const std::size_t copied = from_above ? same_above : same_before;
+    deflate_->copy(copied, from_above ? stride_ : 1);
+    x += copied;
   }
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tesoro::row_deflate {
 
@@ -55,6 +56,9 @@ class Encoder {
   unsigned char last_byte_ = 0;
   bool written_ = false;                   // whether any data came yet
   std::size_t pending_repeats_ = 0;        // repeats of the row above not coded yet
+  // new_row's bit masks, kept between rows: where a byte equals the one before it or the one
+  // above it, and where such a run of a copy's length starts.
+  std::vector<std::uint64_t> same_before_, same_above_, before_starts_, above_starts_;
 };
 
 }  // namespace tesoro::row_deflate

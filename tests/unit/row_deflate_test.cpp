@@ -173,3 +173,24 @@ TEST(RowDeflate, AShortRowGivenWithRepeatsStillInflatesToItsCopies) {
   EXPECT_TRUE(inflate_all(std::move(encoder).finish(), data.size(), status) == data);
   EXPECT_EQ(status, Z_OK);
 }
+
+TEST(RowDeflate, RunsThatCrossSixtyFourByteBoundariesBecomeCopies) {
+  // The encoder finds runs through bit masks of 64 bytes a word: a run crossing words, and one
+  // ending at a row's last byte, must still be one copy each. Random bytes (literals, 8 or 9
+  // bits each) around them; the runs, coded as literals, would cost ~200 bytes more.
+  std::mt19937 random(64);
+  const std::size_t stride = 200;
+  std::string first(stride, '\0');
+  for (std::size_t x = 0; x < stride; ++x) first[x] = static_cast<char>(random());
+  for (std::size_t x = 62; x < 162; ++x) first[x] = '\x5A';  // a byte run over bytes 62-161
+  std::string second(stride, '\0');
+  for (std::size_t x = 0; x < stride; ++x) second[x] = static_cast<char>(random());
+  for (std::size_t x = 30; x < stride; ++x) second[x] = first[x];  // equal to above: 30-199
+  const std::string data = first + second;
+  const std::string stream = row_deflate::zlib(data, stride);
+  // Literals: 100 in the first row, 30 in the second, at most 9 bits each; a few copies.
+  EXPECT_LT(stream.size(), (130u * 9 + 7) / 8 + 40);
+  int status = Z_OK;
+  EXPECT_TRUE(inflate_all(stream, data.size(), status) == data);
+  EXPECT_EQ(status, Z_OK);
+}
