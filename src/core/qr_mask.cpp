@@ -10,13 +10,14 @@
 
 // libqrencode 4.1.1 internals, declared here because only libqrencode's private headers
 // (qrencode_inner.h, split.h) declare them; Debian's libqrencode4 exports both (nm -D).
-// QRcode_encodeString is QRinput_new2 + Split_splitStringToQRinput (which also puts runs of
-// digits or uppercase letters in the numeric or alphanumeric mode) + QRcode_encodeMask(input, -1),
-// where -1 means "choose the mask"; a mask of 0 to 7 is applied as given, with its format
-// information, and -2 applies none and leaves the format information light (libqrencode's
-// debugging path, kept in every release: the unmasked frame, which we mask ourselves). QRinput_append(QR_MODE_8) alone would not split the text, so it could make a
-// different (larger) symbol. A libqrencode that stops exporting them fails at link time, and a
-// change of behaviour fails the unit tests that compare our symbols with QRcode_encodeString's.
+// QRcode_encodeString is QRinput_new2 + Split_splitStringToQRinput (which also puts runs of digits
+// or uppercase letters in the numeric or alphanumeric mode) + QRcode_encodeMask(input, -1), where
+// -1 means "choose the mask"; a mask of 0 to 7 is applied as given, with its format information,
+// and -2 applies none and leaves the format information light (libqrencode's debugging path, kept
+// in every release: the unmasked frame, which we mask ourselves). QRinput_append(QR_MODE_8) alone
+// would not split the text, so it could make a different (larger) symbol. A libqrencode that stops
+// exporting them fails at link time, and a change of behaviour fails the unit tests that compare
+// our symbols with QRcode_encodeString's.
 extern "C" {
 QRcode* QRcode_encodeMask(QRinput* input, int mask);
 int Split_splitStringToQRinput(const char* string, QRinput* input, QRencodeMode hint,

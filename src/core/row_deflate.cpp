@@ -338,7 +338,6 @@ std::size_t next_start(const std::vector<Word>& a, const std::vector<Word>* b, s
 void Encoder::new_row(const unsigned char* row, std::size_t length, bool has_above) {
   // same_before_ bit i: row[i] equals the byte before it (for i = 0, the last byte written).
   const std::size_t words = (length + 63) / 64;
-  same_before_.assign(words, 0);
   if (length > 1) {
     equal_bytes(row + 1, row, length - 1, same_before_);
     same_before_.resize(words, 0);  // the shift below may carry into one more word
@@ -346,6 +345,8 @@ void Encoder::new_row(const unsigned char* row, std::size_t length, bool has_abo
     for (std::size_t w = same_before_.size(); w-- > 0;) {
       same_before_[w] = (same_before_[w] << 1) | (w > 0 ? same_before_[w - 1] >> 63 : 0);
     }
+  } else {
+    same_before_.assign(words, 0);
   }
   if (written_ && row[0] == last_byte_) same_before_[0] |= 1;
   run_starts(same_before_, before_starts_);
