@@ -59,23 +59,17 @@ inline std::string in_list(std::size_t count) {
 // Runs `<head> VALUES ... <tail>` over every row of `values` (row after row, `width` values
 // each) in statements of k_bulk_rows rows, in order: an INSERT of many rows, or an UPDATE ...
 // FROM (VALUES ...) AS v whose columns are v.column1, v.column2, ... on both engines. Returns the
-// rows the statements returned (a tail with RETURNING), in statement order.
-inline Rows exec_many(Tx& tx, std::string_view head, std::size_t width, std::string_view tail,
-                        Params values) {
-  Rows returned;
-  if (width == 0) return returned;
-  const bool returning = tail.find("RETURNING") != std::string_view::npos;
+// rows the statements changed (an INSERT ... ON CONFLICT DO NOTHING: the rows it inserted).
+inline std::int64_t exec_many(Tx& tx, std::string_view head, std::size_t width,
+                              std::string_view tail, Params values) {
+  std::int64_t changed = 0;
+  if (width == 0) return changed;
   for_each_chunk(values.size() / width, [&](std::size_t first, std::size_t count) {
     Params part(std::make_move_iterator(values.begin() + first * width),
                 std::make_move_iterator(values.begin() + (first + count) * width));
-    const std::string sql = bulk_statement(head, width, count, tail);
-    if (!returning) {
-      tx.exec(sql, part);
-      return;
-    }
-    for (Row& row : tx.query(sql, part)) returned.push_back(std::move(row));
+    changed += tx.exec(bulk_statement(head, width, count, tail), part);
   });
-  return returned;
+  return changed;
 }
 
 }  // namespace tesoro::store

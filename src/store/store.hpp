@@ -35,11 +35,29 @@ namespace tesoro::store {
 
 enum class Engine { sqlite, postgres };
 
-using Value = std::variant<std::nullptr_t, std::int64_t, std::string>;
+// A text parameter bound without a copy: the caller keeps the string alive, unchanged, until
+// the statement has run (a unit that writes a thousand rows binds their fields where they are).
+// Made only from a std::string, whose text ends in a NUL (PostgreSQL's text parameters need it).
+class TextRef {
+ public:
+  explicit TextRef(const std::string& text) : text_(&text) {}
+  const std::string& text() const { return *text_; }
+
+ private:
+  const std::string* text_;
+};
+
+// A parameter or a column's value. Rows read back hold no TextRef.
+using Value = std::variant<std::nullptr_t, std::int64_t, std::string, TextRef>;
 // An optional text column: NULL when absent.
 inline Value optional_value(const std::optional<std::string>& text) {
   if (!text) return nullptr;
   return *text;
+}
+// The same, bound without a copy (TextRef).
+inline Value optional_ref(const std::optional<std::string>& text) {
+  if (!text) return nullptr;
+  return TextRef(*text);
 }
 using Params = std::vector<Value>;
 

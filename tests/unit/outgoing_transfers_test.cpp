@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include <boost/json.hpp>
+
 #include "core/time.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -160,13 +162,106 @@ class OutgoingTransfersTest : public test_stores::EngineStoreTest {
 TEST_P(OutgoingTransfersTest, ABatchHoldsTheSumOfItsTransfersOnce) {
   const transfers::Batch batch = send(300, 1'000);
   ASSERT_EQ(batch.accepted.size(), 300u);
-  EXPECT_EQ(batch.accepted_texts.size(), 300u);
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 300'000);
   EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {source}), 1'000'000);
   EXPECT_EQ(integer("SELECT SUM(held) FROM outgoing_transfers"), 300'000);
   EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.created'"), 300);
-  // The response carries the same text as each transfer's event.
-  EXPECT_EQ(batch.accepted_texts.front(), transfers::transfer_text(batch.accepted.front()));
+  EXPECT_TRUE(violations().empty());
+}
+
+// The API answers a batch from the texts the preparation wrote, picked by the indexes the unit
+// accepted: each must be the text of the transfer as stored, and only the accepted ones.
+TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStored) {
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  const std::vector<std::pair<std::string, std::int64_t>> items = {
+      {"p-1", 300'000}, {"p-2", 2'000'000}, {"p-3", 300'000},
+      {"p-1", 300'000}, {"p-4", 300'000},   {"p-5", 200'000}};
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    transfers::BatchItem item;
+    item.external_id = items[i].first;
+    item.amount_minor = items[i].second;
+    item.currency = "COP";
+    item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i) + "5"};
+    input.items.emplace_back(i, std::move(item));
+  }
+  auto prepared = temp->store->read<transfers::PreparedBatch>(
+      [&](store::Tx& tx) { return transfers::prepare_batch(tx, k_tenant, input, now); });
+  ASSERT_TRUE(prepared.ok());
+  // A unit that runs and rolls back (as before a PostgreSQL retry) leaves the preparation as
+  // it was: the next run decides the same.
+  auto rolled_back = temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    auto first = transfers::accept_batch(tx, k_tenant, prepared.value());
+    if (!first || first->accepted.size() != 3) return errors::internal();
+    return errors::of(ErrorCode::validation_error, std::nullopt, "rolled back on purpose");
+  });
+  ASSERT_FALSE(rolled_back.ok());
+  EXPECT_EQ(rolled_back.error().first_code(), "validation_error");
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 0);
+  const auto done = write<transfers::AcceptedBatch>(
+      [&](store::Tx& tx) { return transfers::accept_batch(tx, k_tenant, prepared.value()); });
+  // p-2 is over the maximum, the second p-1 a duplicate, p-5 finds 100,000 left of 1,000,000.
+  EXPECT_EQ(done.accepted, (std::vector<std::size_t>{0, 2, 4}));
+  const auto answer = boost::json::parse(transfers::batch_text(prepared.value(), done));
+  const auto& accepted = answer.at("accepted_transfers").as_array();
+  ASSERT_EQ(accepted.size(), 3u);
+  for (const auto& shown : accepted) {
+    const std::string id(shown.at("id").as_string());
+    auto stored = temp->store->read<transfers::Transfer>(
+        [&](store::Tx& tx) { return transfers::get_transfer(tx, k_tenant, id); });
+    ASSERT_TRUE(stored.ok()) << id;
+    EXPECT_EQ(boost::json::serialize(shown), transfers::transfer_text(stored.value()));
+  }
+  ASSERT_EQ(answer.at("duplicated_transfers").as_array().size(), 1u);
+  EXPECT_EQ(answer.at("duplicated_transfers").at(0).at("id"), accepted.at(0).at("id"));
+  const auto& rejected = answer.at("rejected_transfers").as_array();
+  ASSERT_EQ(rejected.size(), 2u);
+  EXPECT_EQ(rejected.at(0).at("error_code"), "amount_exceeds_max_limit");
+  EXPECT_EQ(rejected.at(1).at("error_code"), "insufficient_funds");
+  EXPECT_EQ(rejected.at(1).at("index"), 5);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 3);
+  EXPECT_EQ(integer("SELECT accepted_count FROM outgoing_transfer_batches"), 3);
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 900'000);
+  EXPECT_TRUE(violations().empty());
+}
+
+// An external id another unit committed between the preparation's snapshot and the unit is
+// found by the insert: that item is listed as duplicated (the other unit's transfer), the rest
+// of the batch is accepted, and only what was accepted is held.
+TEST_P(OutgoingTransfersTest, AnExternalIdTakenAfterThePreparationIsADuplicate) {
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  for (const std::string external_id : {"late-1", "late-2", "late-3"}) {
+    transfers::BatchItem item;
+    item.external_id = external_id;
+    item.amount_minor = 10'000;
+    item.currency = "COP";
+    item.query = transfers::Query{"plain_key", "3001231234" + std::to_string(input.items.size())};
+    input.items.emplace_back(input.items.size(), std::move(item));
+  }
+  auto prepared = temp->store->read<transfers::PreparedBatch>(
+      [&](store::Tx& tx) { return transfers::prepare_batch(tx, k_tenant, input, now); });
+  ASSERT_TRUE(prepared.ok());
+  // Another batch takes late-2 first.
+  transfers::NewBatch other = input;
+  other.items.erase(other.items.begin());
+  other.items.resize(1);
+  const auto winner = write<transfers::Batch>(
+      [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, other, now); });
+  ASSERT_EQ(winner.accepted.size(), 1u);
+  const auto done = write<transfers::AcceptedBatch>(
+      [&](store::Tx& tx) { return transfers::accept_batch(tx, k_tenant, prepared.value()); });
+  EXPECT_EQ(done.accepted, (std::vector<std::size_t>{0, 2}));
+  ASSERT_EQ(done.batch.duplicated.size(), 1u);
+  EXPECT_EQ(done.batch.duplicated.front().id, winner.accepted.front().id);
+  const auto answer = boost::json::parse(transfers::batch_text(prepared.value(), done));
+  EXPECT_EQ(answer.at("accepted_transfers").as_array().size(), 2u);
+  EXPECT_EQ(answer.at("duplicated_transfers").at(0).at("external_id"), "late-2");
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 3);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.created'"), 3);
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 30'000);
   EXPECT_TRUE(violations().empty());
 }
 

@@ -10,6 +10,7 @@
 #include "core/metrics.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/jobs/jobs.hpp"
+#include "store/bulk.hpp"
 #include "store/postgres/postgres_store.hpp"
 #include "test_stores.hpp"
 
@@ -33,6 +34,45 @@ TEST_P(StoreTest, MigrationsAreIdempotent) {
   EXPECT_GE(version, 3);
   EXPECT_EQ(store::migrate(*temp->store), version);
   EXPECT_FALSE(store::is_initialised(*temp->store));
+}
+
+// Texts bound where they are (TextRef) store what they point at, on both engines; exec_many
+// counts the rows an INSERT ... ON CONFLICT DO NOTHING wrote, across its statements.
+TEST_P(StoreTest, BorrowedTextsBindAndBulkInsertsCountTheRowsWritten) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 263; ++i) ids.push_back("e" + std::to_string(i));  // 250 + 10 + 3 rows
+  const std::string tenant = "tenant-with-a-long-enough-id";
+  const std::string data = R"({"text":"held by the caller"})";
+  auto insert_all = [&](store::Tx& tx) {
+    store::Params values;
+    for (const std::string& id : ids) {
+      for (store::Value value : {store::Value(store::TextRef(tenant)), store::Value(store::TextRef(id)),
+                                 store::Value("x"), store::Value(store::TextRef(data)),
+                                 store::optional_ref(std::nullopt), store::Value("now")}) {
+        values.push_back(std::move(value));
+      }
+    }
+    return store::exec_many(tx, "INSERT INTO events (tenant_id, id, type, data, position, inserted_at)",
+                            6, "ON CONFLICT (tenant_id, id) DO NOTHING", std::move(values));
+  };
+  auto first = temp->store->write<std::int64_t>(
+      [&](store::Tx& tx) -> Result<std::int64_t> { return insert_all(tx); });
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first.value(), 263);
+  ids.push_back("e-new");  // one new row among 263 that are there: 264 rows, 1 written
+  auto second = temp->store->write<std::int64_t>(
+      [&](store::Tx& tx) -> Result<std::int64_t> { return insert_all(tx); });
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second.value(), 1);
+  auto row = temp->store->read<store::Row>([&](store::Tx& tx) -> Result<store::Row> {
+    return *tx.query_one("SELECT tenant_id, data, position FROM events WHERE id = ?",
+                         {store::TextRef(ids[200])});
+  });
+  ASSERT_TRUE(row.ok());
+  EXPECT_EQ(row->text(0), tenant);
+  EXPECT_EQ(row->text(1), data);
+  EXPECT_TRUE(row->is_null(2));
+  EXPECT_EQ(count_events(*temp->store), 264);
 }
 
 TEST_P(StoreTest, ErrorRollsBackTheWholeUnit) {

@@ -278,47 +278,50 @@ std::vector<std::optional<std::string>> render_events(
 [[maybe_unused]] const bool k_event_renderer_registered =
     events::register_renderer(rows::k_event_kind, &render_events);
 
-// Writes the accepted transfers and their events (references to the rows); keeps accepted_texts
-// aligned with accepted. A
-// transfer that another unit's transfer with the same external id beat (PostgreSQL: committed
-// between our read and our insert) is not accepted after all: it is listed as duplicated, and
-// added to `known` (the tenant's transfers by external id), for the items that repeat it.
-void write_accepted(store::Tx& tx, const std::string& tenant_id, Batch& batch,
-                    std::map<std::string, Transfer>& known, time::Micros now) {
-  const std::vector<bool> inserted = rows::insert(tx, tenant_id, batch.accepted);
+// Writes the accepted transfers (prepared.items at done.accepted) and their events (references
+// to the rows). A transfer that another unit's transfer with the same external id beat
+// (PostgreSQL: committed between our read and our insert) is not accepted after all: it is
+// listed as duplicated, and added to `known` (the tenant's transfers by external id), for the
+// items that repeat it.
+void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedBatch& prepared,
+                    AcceptedBatch& done, std::map<std::string, Transfer>& known) {
+  std::vector<const Transfer*> accepted;
+  accepted.reserve(done.accepted.size());
+  for (std::size_t item : done.accepted) accepted.push_back(&*prepared.items[item].transfer);
+  const std::vector<bool> inserted = rows::insert(tx, tenant_id, accepted);
   std::vector<std::string> beaten;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < inserted.size(); ++i) {
     if (!inserted[i]) {
-      beaten.push_back(*batch.accepted[i].external_id);
+      beaten.push_back(*accepted[i]->external_id);
       continue;
     }
-    if (kept != i) {
-      batch.accepted[kept] = std::move(batch.accepted[i]);
-      batch.accepted_texts[kept] = std::move(batch.accepted_texts[i]);
-    }
+    accepted[kept] = accepted[i];
+    done.accepted[kept] = done.accepted[i];
     ++kept;
   }
-  batch.accepted.resize(kept);
-  batch.accepted_texts.resize(kept);
+  accepted.resize(kept);
+  done.accepted.resize(kept);
   std::vector<events::Emission> emissions;
   emissions.reserve(kept);
-  for (const Transfer& t : batch.accepted) {
-    emissions.push_back({tenant_id, "outgoing_transfer.created", rows::event_reference(t), now});
+  for (const Transfer* t : accepted) {
+    emissions.push_back(
+        {tenant_id, "outgoing_transfer.created", rows::event_reference(*t), prepared.now});
   }
   events::emit_many(tx, emissions);
   for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
-    batch.duplicated.push_back(winner);
+    done.batch.duplicated.push_back(winner);
     known.emplace(external_id, std::move(winner));
   }
 }
 
-void insert_batch(store::Tx& tx, const std::string& tenant_id, const Batch& batch) {
+void insert_batch(store::Tx& tx, const std::string& tenant_id, const Batch& batch,
+                  std::size_t accepted) {
   tx.exec("INSERT INTO outgoing_transfer_batches (tenant_id, id, tenant_account_id, description, "
           "state, accepted_count, duplicated_count, rejected_count, inserted_at, updated_at) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           {tenant_id, batch.id, batch.tenant_account_id, store::optional_value(batch.description),
-           batch.state, static_cast<std::int64_t>(batch.accepted.size()),
+           batch.state, static_cast<std::int64_t>(accepted),
            static_cast<std::int64_t>(batch.duplicated.size()),
            static_cast<std::int64_t>(batch.rejected.size()), batch.inserted_at,
            batch.updated_at});
@@ -377,16 +380,18 @@ Transfer as_of(Transfer transfer, std::string_view state, std::string_view at) {
   return transfer;
 }
 
-std::string batch_text(const Batch& batch) {
-  json_text::Writer out(1024 + 1536 * (batch.accepted.size() + batch.duplicated.size()));
+namespace {
+
+// The batch as POST answers it, its accepted transfers being `accepted` (their transfer_text).
+std::string batch_text_with(const Batch& batch, const std::vector<std::string_view>& accepted) {
+  std::size_t size = 1024 + 1536 * batch.duplicated.size();
+  for (std::string_view text : accepted) size += text.size() + 1;
+  json_text::Writer out(size);
   out.begin_object().key("id").string(batch.id);
   out.key("tenant_account_id").string(batch.tenant_account_id).key("description");
   optional_string(out, batch.description);
   out.key("state").string(batch.state).key("accepted_transfers").begin_array();
-  const bool written = batch.accepted_texts.size() == batch.accepted.size();
-  for (std::size_t i = 0; i < batch.accepted.size(); ++i) {
-    out.raw(written ? batch.accepted_texts[i] : transfer_text(batch.accepted[i]));
-  }
+  for (std::string_view text : accepted) out.raw(text);
   out.end_array().key("duplicated_transfers").begin_array();
   for (const Transfer& t : batch.duplicated) out.raw(transfer_text(t));
   out.end_array().key("rejected_transfers").begin_array();
@@ -412,6 +417,22 @@ std::string batch_text(const Batch& batch) {
   out.key("inserted_at").string(batch.inserted_at).key("updated_at").string(batch.updated_at);
   out.end_object();
   return out.take();
+}
+
+}  // namespace
+
+std::string batch_text(const Batch& batch) {
+  std::vector<std::string> texts;
+  texts.reserve(batch.accepted.size());
+  for (const Transfer& t : batch.accepted) texts.push_back(transfer_text(t));
+  return batch_text_with(batch, {texts.begin(), texts.end()});
+}
+
+std::string batch_text(const PreparedBatch& prepared, const AcceptedBatch& done) {
+  std::vector<std::string_view> texts;
+  texts.reserve(done.accepted.size());
+  for (std::size_t item : done.accepted) texts.emplace_back(prepared.items[item].text);
+  return batch_text_with(done.batch, texts);
 }
 
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
@@ -452,8 +473,8 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   return prepared;
 }
 
-Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
-                           const PreparedBatch& prepared) {
+Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
+                                   const PreparedBatch& prepared) {
   if (auto account = source_account(tx, tenant_id, prepared.tenant_account_id); !account) {
     return std::move(account).error();
   }
@@ -465,7 +486,8 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
   const auto balance = journal.balance_of(tenant_id, prepared.tenant_account_id);
   Funds funds{prepared.tenant_account_id, balance->currency, balance->state,
               balance->available()};
-  Batch batch;
+  AcceptedBatch done;
+  Batch& batch = done.batch;
   batch.id = prepared.id;
   batch.tenant_account_id = prepared.tenant_account_id;
   batch.description = prepared.description;
@@ -477,9 +499,10 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
   for (const PreparedItem& item : prepared.items) {
     if (item.duplicate_of) existing.emplace(item.external_id, *item.duplicate_of);
   }
-  std::set<std::string> accepted_ids;
+  std::set<std::string_view> accepted_ids;
   std::vector<std::string> duplicated_ids;  // in item order, listed once written
-  for (const PreparedItem& item : prepared.items) {
+  for (std::size_t i = 0; i < prepared.items.size(); ++i) {
+    const PreparedItem& item = prepared.items[i];
     if (existing.contains(item.external_id) || accepted_ids.contains(item.external_id)) {
       duplicated_ids.push_back(item.external_id);
       continue;
@@ -494,13 +517,15 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
     }
     funds.available -= item.transfer->amount_minor;
     accepted_ids.insert(item.external_id);
-    batch.accepted.push_back(*item.transfer);
-    batch.accepted_texts.push_back(item.text);
+    done.accepted.push_back(i);
   }
-  write_accepted(tx, tenant_id, batch, existing, prepared.now);
+  write_accepted(tx, tenant_id, prepared, done, existing);
   if (!duplicated_ids.empty()) {
     std::map<std::string_view, const Transfer*> accepted_by;
-    for (const Transfer& t : batch.accepted) accepted_by.emplace(*t.external_id, &t);
+    for (std::size_t item : done.accepted) {
+      const Transfer& t = *prepared.items[item].transfer;
+      accepted_by.emplace(*t.external_id, &t);
+    }
     for (const std::string& external_id : duplicated_ids) {
       auto found = existing.find(external_id);
       batch.duplicated.push_back(found != existing.end() ? found->second
@@ -509,7 +534,9 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
   }
   // One hold for the whole batch: the held column is written once, not once per transfer.
   std::int64_t total = 0;
-  for (const Transfer& t : batch.accepted) total += t.amount_minor;  // <= the available balance
+  for (std::size_t item : done.accepted) {
+    total += prepared.items[item].transfer->amount_minor;  // <= the available balance
+  }
   if (total > 0) {
     if (Status held = journal.hold(tenant_id, prepared.tenant_account_id, total, funds.currency);
         !held) {
@@ -519,16 +546,22 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
   }
   std::sort(batch.rejected.begin(), batch.rejected.end(),
             [](const RejectedItem& a, const RejectedItem& b) { return a.index < b.index; });
-  batch.state = batch.accepted.empty() ? "completed" : "created";
-  insert_batch(tx, tenant_id, batch);
-  return batch;
+  batch.state = done.accepted.empty() ? "completed" : "created";
+  insert_batch(tx, tenant_id, batch, done.accepted.size());
+  return done;
 }
 
 Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const NewBatch& input,
                            time::Micros now) {
   auto prepared = prepare_batch(tx, tenant_id, input, now);
   if (!prepared) return std::move(prepared).error();
-  return create_batch(tx, tenant_id, prepared.value());
+  auto done = accept_batch(tx, tenant_id, prepared.value());
+  if (!done) return std::move(done).error();
+  Batch batch = std::move(done->batch);
+  for (std::size_t item : done->accepted) {
+    batch.accepted.push_back(std::move(*prepared->items[item].transfer));
+  }
+  return batch;
 }
 
 Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Journal& journal,
@@ -539,7 +572,7 @@ Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Jou
       !held) {
     return std::move(held).error();
   }
-  if (!rows::insert(tx, tenant_id, {transfer}).front()) {
+  if (!rows::insert(tx, tenant_id, {&transfer}).front()) {
     // Only a transfer with an external_id can clash, and payout legs have none.
     if (Status released =
             journal.release(tenant_id, transfer.tenant_account_id, transfer.amount_minor);

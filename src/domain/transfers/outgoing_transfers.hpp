@@ -162,9 +162,6 @@ struct Batch {
   std::vector<RejectedItem> rejected;  // by index
   std::string inserted_at;
   std::string updated_at;
-  // transfer_text of each accepted transfer, as prepare_batch wrote it off the writer: batch_text
-  // takes it from here rather than writing a thousand texts again (empty: batch_text writes them).
-  std::vector<std::string> accepted_texts;
 };
 
 // The batch as POST answers it (id, description, state, accepted_transfers,
@@ -180,7 +177,7 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const Ne
 // write unit (off the SQLite writer, and before PostgreSQL's row lock). prepare_batch runs in a
 // read snapshot: for each item the tenant's transfer with its external_id, or its resolution,
 // amount and rejection, and the transfer it would become (ids, times, its text).
-// create_batch(prepared) is the write unit: it locks the source, decides funds and writes; an
+// accept_batch(prepared) is the write unit: it locks the source, decides funds and writes; an
 // item whose external_id another unit took since the snapshot is found by its insert (ON
 // CONFLICT) and listed as duplicated. A key whose directory entry changes in between is the
 // processor's to catch: it resolves every key again (target_resolved).
@@ -200,11 +197,20 @@ struct PreparedBatch {
   std::vector<PreparedItem> items;    // in request order
   std::vector<RejectedItem> rejected;  // the API's
 };
-// 404 tenant_account_not_found (create_batch checks again under the lock).
+// 404 tenant_account_not_found (accept_batch checks again under the lock).
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
                                     const NewBatch& input, time::Micros now);
-Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id,
-                           const PreparedBatch& prepared);
+// What the unit decided: `batch` without its accepted transfers, which are the prepared items
+// at `accepted` (in order). The unit copies none of the prepared transfers and leaves
+// `prepared` as it was, so a unit that runs again (a PostgreSQL retry) decides afresh.
+struct AcceptedBatch {
+  Batch batch;  // batch.accepted empty
+  std::vector<std::size_t> accepted;  // indexes into prepared.items
+};
+Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
+                                   const PreparedBatch& prepared);
+// batch_text of the batch with its accepted transfers, from the texts prepare_batch wrote.
+std::string batch_text(const PreparedBatch& prepared, const AcceptedBatch& accepted);
 
 // What acceptance does for one transfer whose key is resolved (a batch item, a payout's leg):
 // holds its amount on the locked source, inserts it in state created with T110 and emits

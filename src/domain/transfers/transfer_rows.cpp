@@ -102,40 +102,51 @@ Transfer from_row(const store::Row& row) {
 }
 
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
-                         const std::vector<Transfer>& transfers) {
+                         const std::vector<const Transfer*>& transfers) {
   store::Params values;
   values.reserve(transfers.size() * k_insert_width);
-  for (const Transfer& t : transfers) {
+  for (const Transfer* t : transfers) {
     for (store::Value value :
-         {store::Value(tenant_id), store::Value(t.id), store::optional_value(t.batch_id),
-          store::optional_value(t.payout_id), store::optional_value(t.external_id),
-          store::Value(t.tenant_account_id), store::Value(t.amount_minor),
-          store::Value(t.currency), store::optional_value(t.description),
-          store::Value(t.end_to_end_id), store::Value(t.payment_id), store::Value(t.payer_name),
-          store::Value(t.resolution_request_id), store::Value(t.target_id),
-          store::Value(t.key_type), store::Value(t.key_value), store::Value(t.target_json),
-          store::optional_value(query_text(t.query)),
-          store::optional_value(creditor_text(t.expected_creditor)),
-          store::Value(ledger::encode_metadata(t.metadata)), store::Value(t.state),
-          store::optional_value(t.state_reason), store::optional_value(t.sandbox_failure),
-          store::Value(t.timemarks_json), store::Value(t.held_minor),
-          optional_integer(t.next_step_at_micros), store::optional_value(t.creditor_tenant_id),
-          store::optional_value(t.creditor_collection_id), store::optional_value(t.attempt_id),
-          store::optional_value(t.entry_id), store::Value(t.inserted_at),
-          store::Value(t.updated_at)}) {
+         {store::Value(store::TextRef(tenant_id)), store::Value(store::TextRef(t->id)),
+          store::optional_ref(t->batch_id), store::optional_ref(t->payout_id),
+          store::optional_ref(t->external_id), store::Value(store::TextRef(t->tenant_account_id)),
+          store::Value(t->amount_minor), store::Value(store::TextRef(t->currency)),
+          store::optional_ref(t->description), store::Value(store::TextRef(t->end_to_end_id)),
+          store::Value(store::TextRef(t->payment_id)),
+          store::Value(store::TextRef(t->payer_name)),
+          store::Value(store::TextRef(t->resolution_request_id)),
+          store::Value(store::TextRef(t->target_id)), store::Value(store::TextRef(t->key_type)),
+          store::Value(store::TextRef(t->key_value)),
+          store::Value(store::TextRef(t->target_json)),
+          store::optional_value(query_text(t->query)),
+          store::optional_value(creditor_text(t->expected_creditor)),
+          store::Value(ledger::encode_metadata(t->metadata)),
+          store::Value(store::TextRef(t->state)), store::optional_ref(t->state_reason),
+          store::optional_ref(t->sandbox_failure), store::Value(store::TextRef(t->timemarks_json)),
+          store::Value(t->held_minor), optional_integer(t->next_step_at_micros),
+          store::optional_ref(t->creditor_tenant_id), store::optional_ref(t->creditor_collection_id),
+          store::optional_ref(t->attempt_id), store::optional_ref(t->entry_id),
+          store::Value(store::TextRef(t->inserted_at)),
+          store::Value(store::TextRef(t->updated_at))}) {
       values.push_back(std::move(value));
     }
   }
-  // A transfer whose external_id the tenant has is not inserted (and returns no id).
-  const store::Rows inserted =
+  // A transfer whose external_id the tenant has is not inserted.
+  const std::int64_t inserted =
       store::exec_many(tx, k_insert_head, k_insert_width,
-                         "ON CONFLICT (tenant_id, external_id) DO NOTHING RETURNING id",
-                         std::move(values));
-  std::set<std::string> ids;
-  for (const store::Row& row : inserted) ids.insert(row.text(0));
+                       "ON CONFLICT (tenant_id, external_id) DO NOTHING", std::move(values));
+  if (inserted == static_cast<std::int64_t>(transfers.size())) {
+    return std::vector<bool>(transfers.size(), true);
+  }
+  // Some were not: the ids are new (ids::generate), so a row with one is the one just written.
+  std::vector<std::string> ids;
+  ids.reserve(transfers.size());
+  for (const Transfer* t : transfers) ids.push_back(t->id);
+  std::set<std::string> written;
+  for (Transfer& t : by_ids(tx, tenant_id, ids, false)) written.insert(std::move(t.id));
   std::vector<bool> outcome;
   outcome.reserve(transfers.size());
-  for (const Transfer& t : transfers) outcome.push_back(ids.contains(t.id));
+  for (const Transfer* t : transfers) outcome.push_back(written.contains(t->id));
   return outcome;
 }
 

@@ -153,6 +153,8 @@ class Connection {
         values[i] = texts[i].c_str();
       } else if (auto* text = std::get_if<std::string>(&params[i])) {
         values[i] = text->c_str();
+      } else if (auto* ref = std::get_if<TextRef>(&params[i])) {
+        values[i] = ref->text().c_str();
       }
     }
     int count = static_cast<int>(params.size());

@@ -160,6 +160,9 @@ class Connection {
       } else if (auto* text = std::get_if<std::string>(&value)) {
         sqlite3_bind_text64(statement, index, text->data(), text->size(), SQLITE_STATIC,
                             SQLITE_UTF8);
+      } else if (auto* ref = std::get_if<TextRef>(&value)) {
+        sqlite3_bind_text64(statement, index, ref->text().data(), ref->text().size(),
+                            SQLITE_STATIC, SQLITE_UTF8);
       } else {
         sqlite3_bind_null(statement, index);
       }
