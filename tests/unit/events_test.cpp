@@ -177,6 +177,27 @@ TEST_P(EventsTest, EmitManyAndLeftoverRowsTakePositionsAfterEverythingBefore) {
   for (std::size_t i = 1; i < read.size(); ++i) EXPECT_GT(read[i].position, read[i - 1].position);
 }
 
+// Each event of one emit_many keeps its own time, whether it shares it with the one before or
+// not (emit_many writes a time once for a run of equal times).
+TEST_P(EventsTest, EmitManyWritesEachEventsOwnTime) {
+  const time::Micros a = time::now_micros();
+  const time::Micros b = a + 4'000'000;
+  static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+    events::emit_many(tx, {{"t", "test.time.1", "{}", a},
+                           {"t", "test.time.2", "{}", a},
+                           {"t", "test.time.3", "{}", b},
+                           {"t", "test.time.4", "{}", a},
+                           {"t", "test.time.5", "{}", b}});
+    return 0;
+  }));
+  sequence(*temp->store);
+  const auto read = read_after(0);
+  std::vector<std::string> times;
+  for (const auto& event : read) times.push_back(event.inserted_at);
+  EXPECT_EQ(times, (std::vector<std::string>{time::iso(a), time::iso(a), time::iso(b),
+                                             time::iso(a), time::iso(b)}));
+}
+
 TESORO_ON_BOTH_ENGINES(EventsTest);
 namespace {
 

@@ -75,12 +75,19 @@ void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
   std::int64_t position = positioned ? last_position(tx) : 0;
   store::Params values;
   values.reserve(emissions.size() * width);
-  for (const Emission& emission : emissions) {
-    values.emplace_back(emission.tenant_id);
+  // The emissions' texts are bound where they are (store::TextRef), and a time is written once
+  // for a run of emissions at that time (a unit's mostly share one). `times` never grows past
+  // its reserve, so the texts bound from it stay where they are.
+  std::vector<std::string> times;
+  times.reserve(emissions.size());
+  for (std::size_t i = 0; i < emissions.size(); ++i) {
+    const Emission& emission = emissions[i];
+    if (i == 0 || emission.at != emissions[i - 1].at) times.push_back(time::iso(emission.at));
+    values.emplace_back(store::TextRef(emission.tenant_id));
     values.emplace_back(ids::generate("evt"));
-    values.emplace_back(emission.type);
-    values.emplace_back(emission.data_json);
-    values.emplace_back(time::iso(emission.at));
+    values.emplace_back(store::TextRef(emission.type));
+    values.emplace_back(store::TextRef(emission.data_json));
+    values.emplace_back(store::TextRef(times.back()));
     if (positioned) values.emplace_back(++position);
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
