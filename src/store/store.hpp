@@ -41,6 +41,7 @@ enum class Engine { sqlite, postgres };
 class TextRef {
  public:
   explicit TextRef(const std::string& text) : text_(&text) {}
+  explicit TextRef(std::string&&) = delete;  // a temporary would be gone before the statement
   const std::string& text() const { return *text_; }
 
  private:
@@ -59,6 +60,7 @@ inline Value optional_ref(const std::optional<std::string>& text) {
   if (!text) return nullptr;
   return TextRef(*text);
 }
+Value optional_ref(std::optional<std::string>&&) = delete;
 using Params = std::vector<Value>;
 
 class Row {

@@ -48,7 +48,7 @@ TEST_P(StoreTest, BorrowedTextsBindAndBulkInsertsCountTheRowsWritten) {
     for (const std::string& id : ids) {
       for (store::Value value : {store::Value(store::TextRef(tenant)), store::Value(store::TextRef(id)),
                                  store::Value("x"), store::Value(store::TextRef(data)),
-                                 store::optional_ref(std::nullopt), store::Value("now")}) {
+                                 store::Value(nullptr), store::Value("now")}) {
         values.push_back(std::move(value));
       }
     }
