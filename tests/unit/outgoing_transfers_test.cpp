@@ -3,6 +3,8 @@
 // passes settle each transfer once), and what `tesoro verify` finds in tampered books.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <thread>
 
 #include <boost/json.hpp>
@@ -123,6 +125,68 @@ class OutgoingTransfersTest : public test_stores::EngineStoreTest {
     }
     return write<transfers::Batch>(
         [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
+  }
+
+  transfers::NewBatch input_of(const std::string& prefix, const std::vector<std::int64_t>& amounts) {
+    transfers::NewBatch input;
+    input.tenant_account_id = source;
+    input.max_amount_minor = 1'000'000;
+    for (std::size_t i = 0; i < amounts.size(); ++i) {
+      transfers::BatchItem item;
+      item.external_id = prefix + "-" + std::to_string(i);
+      item.amount_minor = amounts[i];
+      item.currency = "COP";
+      item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i) + "5"};
+      input.items.emplace_back(i, std::move(item));
+    }
+    return input;
+  }
+
+  // PostgreSQL: accepts `input`, prepared and begun while another node's unit has accepted a
+  // batch of one transfer of `taken` and holds the source's lock without committing: the unit
+  // reads the balance as it was, writes its rows, and waits for the lock; the other unit
+  // commits once it waits. What the unit decided, then.
+  transfers::AcceptedBatch accept_while_another_batch_commits(const transfers::NewBatch& input,
+                                                              std::int64_t taken,
+                                                              transfers::PreparedBatch& prepared) {
+    auto other = temp->open_again();
+    std::promise<void> other_locked;
+    std::promise<void> other_may_commit;
+    auto may_commit = other_may_commit.get_future().share();
+    auto first = std::async(std::launch::async, [&] {
+      return other->write<int>([&](store::Tx& tx) -> Result<int> {
+        auto batch = transfers::create_batch(tx, k_tenant, input_of("other", {taken}), now);
+        if (!batch) return std::move(batch).error();
+        if (batch->accepted.size() != 1) return errors::internal();
+        other_locked.set_value();
+        may_commit.wait_for(std::chrono::seconds(10));  // 10 s: the test fails below
+        return 0;
+      });
+    });
+    other_locked.get_future().wait();
+    prepared = temp->store
+                   ->read<transfers::PreparedBatch>([&](store::Tx& tx) {
+                     return transfers::prepare_batch(tx, k_tenant, input, now);
+                   })
+                   .value();
+    auto second = std::async(std::launch::async, [&] {
+      return temp->store->write<transfers::AcceptedBatch>([&](store::Tx& tx) {
+        return transfers::accept_batch(tx, k_tenant, prepared);
+      });
+    });
+    // Until the second unit waits for a lock (at most 10 s).
+    bool waiting = false;
+    for (int i = 0; i < 2000 && !waiting; ++i) {
+      waiting = integer("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND datname = current_database()") > 0;
+      if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    other_may_commit.set_value();
+    EXPECT_TRUE(waiting) << "the second unit never waited for the source's lock";
+    EXPECT_TRUE(first.get().ok());
+    auto done = second.get();
+    EXPECT_TRUE(done.ok()) << (done.ok() ? "" : done.error().first_code());
+    return done.ok() ? std::move(done).value() : transfers::AcceptedBatch{};
   }
 
   std::int64_t process(store::Store& store, time::Micros real_now) {
@@ -377,6 +441,62 @@ TEST_P(OutgoingTransfersTest, AnInactiveSourceIsNotFoundAndHoldsNothing) {
   EXPECT_EQ(refused.error().errors.front().path, "tenant_account_id");
   EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 0);
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 0);
+}
+
+// A batch writes its rows against the balance read without the lock and locks its source last:
+// when another batch's hold committed in between and the balance still covers every item, its
+// decisions stand (both holds are kept).
+TEST_P(OutgoingTransfersTest, ABatchsDecisionsStandWhenTheBalanceUnderTheLockStillCoversThem) {
+  if (GetParam() == store::Engine::sqlite) GTEST_SKIP() << "one SQLite writer serialises every unit";
+  transfers::PreparedBatch prepared;
+  const auto done = accept_while_another_batch_commits(
+      input_of("mine", {300'000, 300'000, 300'000}), 50'000, prepared);
+  EXPECT_EQ(done.accepted, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_TRUE(done.batch.rejected.empty());
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 950'000);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 4);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.created'"), 4);
+  EXPECT_TRUE(violations().empty());
+}
+
+// ... and when the other batch took funds the items needed, the unit decides again under the
+// lock: what it wrote on the old balance is gone, nothing is overdrawn.
+TEST_P(OutgoingTransfersTest, ABatchDecidesAgainUnderTheLockWhenAnotherBatchTookItsFunds) {
+  if (GetParam() == store::Engine::sqlite) GTEST_SKIP() << "one SQLite writer serialises every unit";
+  transfers::PreparedBatch prepared;
+  const auto done = accept_while_another_batch_commits(
+      input_of("mine", {300'000, 300'000, 300'000}), 950'000, prepared);
+  EXPECT_TRUE(done.accepted.empty());
+  ASSERT_EQ(done.batch.rejected.size(), 3u);
+  for (const transfers::RejectedItem& rejected : done.batch.rejected) {
+    EXPECT_EQ(rejected.error.first_code(), "insufficient_funds");
+  }
+  EXPECT_EQ(done.batch.state, "completed");
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 950'000);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 1);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.created'"), 1);
+  EXPECT_EQ(integer("SELECT accepted_count FROM outgoing_transfer_batches WHERE id = ?",
+                    {prepared.id}),
+            0);
+  EXPECT_TRUE(violations().empty());
+}
+
+// A refusal names the funds left, so a batch that refused an item stands only on the same
+// balance: here the other batch's hold leaves enough for the first item, and the refusal of the
+// second names what is left under the lock (350,000), not what the unlocked read left (400,000).
+TEST_P(OutgoingTransfersTest, ARefusalForFundsNamesTheBalanceUnderTheLock) {
+  if (GetParam() == store::Engine::sqlite) GTEST_SKIP() << "one SQLite writer serialises every unit";
+  transfers::PreparedBatch prepared;
+  const auto done =
+      accept_while_another_batch_commits(input_of("mine", {600'000, 600'000}), 50'000, prepared);
+  EXPECT_EQ(done.accepted, (std::vector<std::size_t>{0}));
+  ASSERT_EQ(done.batch.rejected.size(), 1u);
+  const Error& refused = done.batch.rejected.front().error;
+  EXPECT_EQ(refused.first_code(), "insufficient_funds");
+  EXPECT_NE(refused.errors.front().message.find("(350000)"), std::string::npos)
+      << refused.errors.front().message;
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 650'000);
+  EXPECT_TRUE(violations().empty());
 }
 
 TESORO_ON_BOTH_ENGINES(OutgoingTransfersTest);

@@ -473,82 +473,168 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   return prepared;
 }
 
-Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
-                                   const PreparedBatch& prepared) {
-  if (auto account = source_account(tx, tenant_id, prepared.tenant_account_id); !account) {
-    return std::move(account).error();
-  }
-  // The one lock of the batch: every item is checked against the balance read under it.
-  ledger::Journal journal(tx, prepared.now);
-  if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
-    return std::move(locked).error();
-  }
-  const auto balance = journal.balance_of(tenant_id, prepared.tenant_account_id);
-  Funds funds{prepared.tenant_account_id, balance->currency, balance->state,
-              balance->available()};
+namespace {
+
+// Which items of a batch are accepted against `funds`, in request order.
+struct Decision {
   AcceptedBatch done;
-  Batch& batch = done.batch;
+  // The tenant's transfers the preparation found by external id; those that other units
+  // committed since are found by the inserts (write_accepted).
+  std::map<std::string, Transfer> existing;
+  std::vector<std::string> duplicated_ids;  // in item order, listed once written
+  std::int64_t accepted_total = 0;  // <= funds.available
+  bool refused_for_funds = false;   // an item the funds refused (a rejection that names them)
+};
+
+Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
+  Decision decision;
+  Batch& batch = decision.done.batch;
   batch.id = prepared.id;
   batch.tenant_account_id = prepared.tenant_account_id;
   batch.description = prepared.description;
   batch.rejected = prepared.rejected;
   batch.inserted_at = batch.updated_at = time::iso(prepared.now);
-  // The tenant's transfers the preparation found by external id; those that other units
-  // committed since are found by the inserts (write_accepted).
-  std::map<std::string, Transfer> existing;
   for (const PreparedItem& item : prepared.items) {
-    if (item.duplicate_of) existing.emplace(item.external_id, *item.duplicate_of);
+    if (item.duplicate_of) decision.existing.emplace(item.external_id, *item.duplicate_of);
   }
   std::set<std::string_view> accepted_ids;
-  std::vector<std::string> duplicated_ids;  // in item order, listed once written
   for (std::size_t i = 0; i < prepared.items.size(); ++i) {
     const PreparedItem& item = prepared.items[i];
-    if (existing.contains(item.external_id) || accepted_ids.contains(item.external_id)) {
-      duplicated_ids.push_back(item.external_id);
+    if (decision.existing.contains(item.external_id) || accepted_ids.contains(item.external_id)) {
+      decision.duplicated_ids.push_back(item.external_id);
       continue;
     }
     if (!item.rejection && !item.transfer) return errors::internal();
     Status funded = item.rejection ? Status(*item.rejection) : funds.check(*item.transfer);
     if (!funded) {
       Error error = std::move(funded).error();
-      if (!item.rejection) error = under_item(std::move(error), item.index);
+      if (!item.rejection) {
+        decision.refused_for_funds = true;
+        error = under_item(std::move(error), item.index);
+      }
       batch.rejected.push_back({item.index, item.external_id, std::move(error)});
       continue;
     }
     funds.available -= item.transfer->amount_minor;
+    decision.accepted_total += item.transfer->amount_minor;
     accepted_ids.insert(item.external_id);
-    done.accepted.push_back(i);
+    decision.done.accepted.push_back(i);
   }
-  write_accepted(tx, tenant_id, prepared, done, existing);
-  if (!duplicated_ids.empty()) {
+  return decision;
+}
+
+Funds funds_of(const std::string& account_id, const ledger::Journal::Balance& balance) {
+  return {account_id, balance.currency, balance.state, balance.available()};
+}
+
+// Whether deciding against `locked` makes `decision` again, item for item and message for
+// message, when it was made against `read`. Items are taken greedily in order, so with the same
+// state and currency and no item refused for its funds, any balance that covers the accepted
+// total accepts the same items; a refusal names the funds left, so it stands only on the same
+// balance.
+bool same_decision(const Funds& read, const Funds& locked, const Decision& decision) {
+  if (read.state != locked.state || read.currency != locked.currency) return false;
+  if (decision.refused_for_funds) return read.available == locked.available;
+  return locked.available >= decision.accepted_total;
+}
+
+// The decision's transfers and their events; the batch as the answer lists it.
+AcceptedBatch record(store::Tx& tx, const std::string& tenant_id, const PreparedBatch& prepared,
+                     Decision& decision) {
+  AcceptedBatch& done = decision.done;
+  write_accepted(tx, tenant_id, prepared, done, decision.existing);
+  if (!decision.duplicated_ids.empty()) {
     std::map<std::string_view, const Transfer*> accepted_by;
     for (std::size_t item : done.accepted) {
       const Transfer& t = *prepared.items[item].transfer;
       accepted_by.emplace(*t.external_id, &t);
     }
-    for (const std::string& external_id : duplicated_ids) {
-      auto found = existing.find(external_id);
-      batch.duplicated.push_back(found != existing.end() ? found->second
-                                                         : *accepted_by.at(external_id));
+    for (const std::string& external_id : decision.duplicated_ids) {
+      auto found = decision.existing.find(external_id);
+      done.batch.duplicated.push_back(found != decision.existing.end()
+                                          ? found->second
+                                          : *accepted_by.at(external_id));
     }
   }
+  std::sort(done.batch.rejected.begin(), done.batch.rejected.end(),
+            [](const RejectedItem& a, const RejectedItem& b) { return a.index < b.index; });
+  done.batch.state = done.accepted.empty() ? "completed" : "created";
+  return std::move(done);
+}
+
+// Under `journal`'s lock of the source: one hold for the transfers written, and the batch's row.
+Status hold_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedBatch& prepared,
+                     ledger::Journal& journal, const AcceptedBatch& done,
+                     const std::string& currency) {
   // One hold for the whole batch: the held column is written once, not once per transfer.
   std::int64_t total = 0;
   for (std::size_t item : done.accepted) {
-    total += prepared.items[item].transfer->amount_minor;  // <= the available balance
+    total += prepared.items[item].transfer->amount_minor;  // <= the accepted total
   }
   if (total > 0) {
-    if (Status held = journal.hold(tenant_id, prepared.tenant_account_id, total, funds.currency);
+    if (Status held = journal.hold(tenant_id, prepared.tenant_account_id, total, currency);
         !held) {
-      return errors::internal();  // the items were checked against the same locked balance
+      return errors::internal();  // the items were checked against the locked balance
     }
     tx.notify(std::string(k_moving_topic));
   }
-  std::sort(batch.rejected.begin(), batch.rejected.end(),
-            [](const RejectedItem& a, const RejectedItem& b) { return a.index < b.index; });
-  batch.state = done.accepted.empty() ? "completed" : "created";
-  insert_batch(tx, tenant_id, batch, done.accepted.size());
-  return done;
+  insert_batch(tx, tenant_id, done.batch, done.accepted.size());
+  return ok_status();
+}
+
+}  // namespace
+
+Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
+                                   const PreparedBatch& prepared) {
+  auto account = source_account(tx, tenant_id, prepared.tenant_account_id);
+  if (!account) return std::move(account).error();
+  // The batch's one lock, on its source account, is taken last: just before the hold and the
+  // commit. On PostgreSQL batches from one account then write their thousands of rows side by
+  // side instead of one after another; the decisions are made against the balance read without
+  // the lock and stand when the balance under the lock makes the same ones (same_decision), which
+  // a hold by another batch meanwhile does as long as the balance covers both. Otherwise the
+  // unit goes back to its savepoint and decides again under the lock. (SQLite's one writer
+  // changes nothing between the read and the lock.)
+  const Funds read{prepared.tenant_account_id, account->currency, account->state,
+                   account->balance_minor - account->held_minor};
+  bool decide_again = false;
+  auto optimistic = tx.nested<AcceptedBatch>([&](store::Tx& inner) -> Result<AcceptedBatch> {
+    auto decision = decide(prepared, read);
+    if (!decision) return std::move(decision).error();
+    AcceptedBatch recorded = record(inner, tenant_id, prepared, decision.value());
+    ledger::Journal journal(inner, prepared.now);
+    if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
+      return std::move(locked).error();
+    }
+    const Funds now_locked =
+        funds_of(prepared.tenant_account_id,
+                 *journal.balance_of(tenant_id, prepared.tenant_account_id));
+    if (!same_decision(read, now_locked, decision.value())) {
+      decide_again = true;
+      return errors::internal();  // rolls the savepoint back; not returned
+    }
+    if (Status held = hold_accepted(inner, tenant_id, prepared, journal, recorded, read.currency);
+        !held) {
+      return std::move(held).error();
+    }
+    return recorded;
+  });
+  if (!decide_again) return optimistic;
+  // The balance moved in a way that changes the decisions: lock first, then decide.
+  ledger::Journal journal(tx, prepared.now);
+  if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
+    return std::move(locked).error();
+  }
+  const Funds funds = funds_of(prepared.tenant_account_id,
+                               *journal.balance_of(tenant_id, prepared.tenant_account_id));
+  auto decision = decide(prepared, funds);
+  if (!decision) return std::move(decision).error();
+  AcceptedBatch recorded = record(tx, tenant_id, prepared, decision.value());
+  if (Status held = hold_accepted(tx, tenant_id, prepared, journal, recorded, funds.currency);
+      !held) {
+    return std::move(held).error();
+  }
+  return recorded;
 }
 
 Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const NewBatch& input,

@@ -197,7 +197,7 @@ struct PreparedBatch {
   std::vector<PreparedItem> items;    // in request order
   std::vector<RejectedItem> rejected;  // the API's
 };
-// 404 tenant_account_not_found (accept_batch checks again under the lock).
+// 404 tenant_account_not_found (accept_batch checks again in its unit).
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
                                     const NewBatch& input, time::Micros now);
 // What the unit decided: `batch` without its accepted transfers, which are the prepared items
@@ -207,6 +207,9 @@ struct AcceptedBatch {
   Batch batch;  // batch.accepted empty
   std::vector<std::size_t> accepted;  // indexes into prepared.items
 };
+// Writes the accepted items and their events first and locks the source account last, for the
+// one hold (see accept_batch's comment on when its decisions stand). 404
+// tenant_account_not_found.
 Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
                                    const PreparedBatch& prepared);
 // batch_text of the batch with its accepted transfers, from the texts prepare_batch wrote.
