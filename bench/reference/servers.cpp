@@ -14,9 +14,14 @@
 //     values of bench/run's Python reference but with ids that lead with the time as Tesoro's
 //     do, and external ids in the order of bench/post_transfers.lua's), each row bound to one
 //     prepared INSERT, WAL,
-//     synchronous=FULL; prints `transfers_native ROWS_PER_SECOND`. Rows are made before the
-//     clock starts: only BEGIN, the inserts and COMMIT are timed. What Python's sqlite3 adds per
-//     row (binding 32 values from Python objects) is not in it.
+//     synchronous=FULL; prints `transfers_native ROWS_PER_SECOND`. Then, each in a fresh
+//     database next to DB_FILE, `transfers_with_events`: the same rows and each one's
+//     `outgoing_transfer.created` event (the events table as migrated), what a batch's acceptance
+//     writes at the least; and `transfers_floor`: the least any model with a row per transfer and
+//     a row per event can write (see `schema`), the engine's ceiling for transfers on this
+//     machine. Rows are made before the clock starts: only BEGIN, the inserts and COMMIT are
+//     timed. What Python's sqlite3 adds per row (binding 32 values from Python objects) is not
+//     in it.
 //
 // Not part of Tesoro; built only by `make bench` (target bench_reference).
 #include <sqlite3.h>
@@ -179,46 +184,94 @@ int serve(unsigned short port, int io_threads, GroupCommitWriter* writer) {
   return 0;
 }
 
-// The transfer-rows mode (see the top of this file).
-int insert_transfer_rows(const std::string& path, int batches) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) throw std::runtime_error("open failed");
-  auto exec = [db](const char* sql) {
-    char* error = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-      std::string what = error ? error : "?";
-      sqlite3_free(error);
-      throw std::runtime_error(what);
-    }
-  };
-  for (const char* sql :
-       {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA cache_size=-65536",
-        "CREATE TABLE outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
-        "batch_id TEXT, payout_id TEXT, external_id TEXT, tenant_account_id TEXT NOT NULL, "
-        "amount BIGINT NOT NULL, currency TEXT NOT NULL, description TEXT, "
-        "end_to_end_id TEXT NOT NULL, payment_id TEXT NOT NULL, payer_name TEXT NOT NULL, "
-        "resolution_request_id TEXT NOT NULL, target_id TEXT NOT NULL, key_type TEXT NOT NULL, "
-        "key_value TEXT NOT NULL, target TEXT NOT NULL, query TEXT, expected_creditor TEXT, "
-        "metadata TEXT NOT NULL, state TEXT NOT NULL, state_reason TEXT, sandbox_failure TEXT, "
-        "timemarks TEXT NOT NULL, held BIGINT NOT NULL, next_step_at_micros BIGINT, "
-        "creditor_tenant_id TEXT, creditor_collection_id TEXT, attempt_id TEXT, entry_id TEXT, "
-        "inserted_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
-        "UNIQUE (tenant_id, external_id))",
-        "CREATE INDEX outgoing_transfers_by_time ON outgoing_transfers "
-        "(tenant_id, inserted_at, id)",
-        "CREATE INDEX outgoing_transfers_by_batch ON outgoing_transfers "
-        "(tenant_id, batch_id, inserted_at, id) WHERE batch_id IS NOT NULL",
-        "CREATE INDEX outgoing_transfers_moving ON outgoing_transfers (next_step_at_micros) "
-        "WHERE next_step_at_micros IS NOT NULL"}) {
-    exec(sql);
+// The transfer-rows mode (see the top of this file): three row sets, each in a fresh database.
+enum class RowSet {
+  transfers,             // the outgoing_transfers rows of migration 14, with its indexes
+  transfers_and_events,  // the same and each one's outgoing_transfer.created event
+  floor,                 // the least a row per transfer and a row per event can be
+};
+
+void exec_sql(sqlite3* db, const std::string& sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string what = error ? error : "?";
+    sqlite3_free(error);
+    throw std::runtime_error(what);
   }
-  std::string insert_sql = "INSERT INTO outgoing_transfers VALUES (?";
-  for (int i = 1; i < 32; ++i) insert_sql += ", ?";
-  insert_sql += ")";
-  sqlite3_stmt* insert = nullptr;
-  if (sqlite3_prepare_v2(db, insert_sql.c_str(), -1, &insert, nullptr) != SQLITE_OK) {
+}
+
+sqlite3_stmt* prepare(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
     throw std::runtime_error(sqlite3_errmsg(db));
   }
+  return statement;
+}
+
+// The tables of each row set. The events table is the one migrations 1 and 9 leave (five
+// b-trees: the rowid, the unique id, time, position, and the partial index of the unsequenced).
+// The floor keeps of a transfer what its API must find it by and show (id, batch, external id,
+// amount, key, state), in a WITHOUT ROWID table whose only other index is the external id's
+// uniqueness, and of its event only the rowid: no list order, no state or batch filter, no
+// processor index, no event positions.
+std::vector<std::string> schema(RowSet set) {
+  if (set == RowSet::floor) {
+    return {"CREATE TABLE outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+            "batch_id TEXT NOT NULL, external_id TEXT NOT NULL, amount BIGINT NOT NULL, "
+            "key_value TEXT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+            "UNIQUE (tenant_id, external_id)) WITHOUT ROWID",
+            "CREATE TABLE events (tenant_id TEXT NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, "
+            "data TEXT NOT NULL, inserted_at TEXT NOT NULL, emitted_seq INTEGER PRIMARY KEY)"};
+  }
+  std::vector<std::string> sql = {
+      "CREATE TABLE outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+      "batch_id TEXT, payout_id TEXT, external_id TEXT, tenant_account_id TEXT NOT NULL, "
+      "amount BIGINT NOT NULL, currency TEXT NOT NULL, description TEXT, "
+      "end_to_end_id TEXT NOT NULL, payment_id TEXT NOT NULL, payer_name TEXT NOT NULL, "
+      "resolution_request_id TEXT NOT NULL, target_id TEXT NOT NULL, key_type TEXT NOT NULL, "
+      "key_value TEXT NOT NULL, target TEXT NOT NULL, query TEXT, expected_creditor TEXT, "
+      "metadata TEXT NOT NULL, state TEXT NOT NULL, state_reason TEXT, sandbox_failure TEXT, "
+      "timemarks TEXT NOT NULL, held BIGINT NOT NULL, next_step_at_micros BIGINT, "
+      "creditor_tenant_id TEXT, creditor_collection_id TEXT, attempt_id TEXT, entry_id TEXT, "
+      "inserted_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id), "
+      "UNIQUE (tenant_id, external_id))",
+      "CREATE INDEX outgoing_transfers_by_time ON outgoing_transfers "
+      "(tenant_id, inserted_at, id)",
+      "CREATE INDEX outgoing_transfers_by_batch ON outgoing_transfers "
+      "(tenant_id, batch_id, inserted_at, id) WHERE batch_id IS NOT NULL",
+      "CREATE INDEX outgoing_transfers_moving ON outgoing_transfers (next_step_at_micros) "
+      "WHERE next_step_at_micros IS NOT NULL"};
+  if (set == RowSet::transfers_and_events) {
+    sql.insert(sql.end(),
+               {"CREATE TABLE events (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
+                "type TEXT NOT NULL, data TEXT NOT NULL, inserted_at TEXT NOT NULL, "
+                "emitted_seq INTEGER PRIMARY KEY, position BIGINT, UNIQUE (tenant_id, id))",
+                "CREATE INDEX events_by_time ON events (tenant_id, inserted_at, id)",
+                "CREATE UNIQUE INDEX events_by_position ON events (position)",
+                "CREATE INDEX events_by_tenant_position ON events (tenant_id, position)",
+                "CREATE INDEX events_unsequenced ON events (emitted_seq) WHERE position IS NULL"});
+  }
+  return sql;
+}
+
+// Rows per second of one row set: BATCHES transactions of 1000 transfers (and their events).
+double insert_row_set(const std::string& path, int batches, RowSet set) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) throw std::runtime_error("open failed");
+  for (const char* pragma :
+       {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA cache_size=-65536"}) {
+    exec_sql(db, pragma);
+  }
+  for (const std::string& sql : schema(set)) exec_sql(db, sql);
+  const int columns = set == RowSet::floor ? 7 : 32;
+  std::string insert_sql = "INSERT INTO outgoing_transfers VALUES (?";
+  for (int i = 1; i < columns; ++i) insert_sql += ", ?";
+  insert_sql += ")";
+  sqlite3_stmt* insert = prepare(db, insert_sql);
+  sqlite3_stmt* insert_event =
+      set == RowSet::transfers ? nullptr
+                               : prepare(db, "INSERT INTO events (tenant_id, id, type, data, "
+                                             "inserted_at) VALUES (?, ?, ?, ?, ?)");
   std::mt19937_64 random{std::random_device{}()};
   // Ids as Tesoro makes them (core/ids): six characters of the time in 1/32 s, which sort, then
   // sixteen random ones; `tick` moves on with each batch.
@@ -248,53 +301,86 @@ int insert_transfer_rows(const std::string& path, int batches) {
   auto external_id = [](int batch, int item) {
     return "b-1a2b3c4d-1-" + std::to_string(batch + 1) + "-" + std::to_string(item + 1);
   };
+  auto bind = [](sqlite3_stmt* statement, int index, const std::string& text) {
+    sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+  };
+  auto step = [db](sqlite3_stmt* statement) {
+    if (sqlite3_step(statement) != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
+    sqlite3_reset(statement);
+  };
   using Column = std::optional<std::string>;  // nullopt: NULL; integers are bound as text
   const std::string tenant = id("ten"), account = id("bbtacc");
+  const std::string event_type = "outgoing_transfer.created";
   double spent = 0;
   long long rows_written = 0;
   for (int b = 0; b < batches; ++b) {
-    char at[40];
-    std::snprintf(at, sizeof at, "2026-11-25T13:11:%02d.%06dZ", b % 60, b);
+    char at_text[40];
+    std::snprintf(at_text, sizeof at_text, "2026-11-25T13:11:%02d.%06dZ", b % 60, b);
+    const std::string at = at_text;
     tick += 4;  // a batch every eighth of a second
     const std::string batch = id("bbotb");
     std::vector<std::vector<Column>> rows;
+    std::vector<std::pair<std::string, std::string>> events;  // id, data
     rows.reserve(1000);
+    events.reserve(1000);
     for (int i = 0; i < 1000; ++i) {
-      rows.push_back({tenant, id("bbot"), batch, std::nullopt,
-                      external_id(b, i), account, "100", "COP",
-                      "bench", "E202611251311" + id("x").substr(2, 19),
-                      "CO.COM.CRB.TRXID" + id("x").substr(2, 19), "sandbox", id("bbtgr"),
-                      id("bbtgt"), "cellphone", "3100000025", target(),
-                      R"({"format":"plain_key","value":"3100000025"})", std::nullopt, "{}",
-                      "created", std::nullopt, std::nullopt,
-                      R"({"T110":"2026-11-25T13:11:06.825865"})", "100",
-                      std::to_string(1764076267000000LL + b), std::nullopt, std::nullopt,
-                      std::nullopt, std::nullopt, std::string(at), std::string(at)});
+      const std::string transfer_id = id("bbot");
+      if (set == RowSet::floor) {
+        rows.push_back({tenant, transfer_id, batch, external_id(b, i), "100", "3100000025",
+                        "created"});
+      } else {
+        rows.push_back({tenant, transfer_id, batch, std::nullopt, external_id(b, i), account,
+                        "100", "COP", "bench", "E202611251311" + id("x").substr(2, 19),
+                        "CO.COM.CRB.TRXID" + id("x").substr(2, 19), "sandbox", id("bbtgr"),
+                        id("bbtgt"), "cellphone", "3100000025", target(),
+                        R"({"format":"plain_key","value":"3100000025"})", std::nullopt, "{}",
+                        "created", std::nullopt, std::nullopt,
+                        R"({"T110":"2026-11-25T13:11:06.825865"})", "100",
+                        std::to_string(1764076267000000LL + b), std::nullopt, std::nullopt,
+                        std::nullopt, std::nullopt, at, at});
+      }
+      // An event's data is a reference to its row (domain/events: "@kind:id").
+      events.emplace_back(id("evt"), "@outgoing_transfer:" + transfer_id);
     }
     const auto started = std::chrono::steady_clock::now();
-    exec("BEGIN");
-    for (const std::vector<Column>& row : rows) {
+    exec_sql(db, "BEGIN");
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const std::vector<Column>& row = rows[r];
       for (std::size_t c = 0; c < row.size(); ++c) {
         const int index = static_cast<int>(c) + 1;
+        const bool integer = set == RowSet::floor ? c == 4 : (c == 6 || c == 24 || c == 25);
         if (!row[c]) {
           sqlite3_bind_null(insert, index);
-        } else if (c == 6 || c == 24 || c == 25) {  // amount, held, next_step_at_micros
+        } else if (integer) {  // amount (and held, next_step_at_micros)
           sqlite3_bind_int64(insert, index, std::stoll(*row[c]));
         } else {
-          sqlite3_bind_text(insert, index, row[c]->data(), static_cast<int>(row[c]->size()),
-                            SQLITE_STATIC);
+          bind(insert, index, *row[c]);
         }
       }
-      if (sqlite3_step(insert) != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
-      sqlite3_reset(insert);
+      step(insert);
+      if (!insert_event) continue;
+      bind(insert_event, 1, tenant);
+      bind(insert_event, 2, events[r].first);
+      bind(insert_event, 3, event_type);
+      bind(insert_event, 4, events[r].second);
+      bind(insert_event, 5, at);
+      step(insert_event);
     }
-    exec("COMMIT");
+    exec_sql(db, "COMMIT");
     spent += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     rows_written += static_cast<long long>(rows.size());
   }
   sqlite3_finalize(insert);
+  if (insert_event) sqlite3_finalize(insert_event);
   sqlite3_close(db);
-  std::printf("transfers_native %.0f\n", static_cast<double>(rows_written) / spent);
+  return static_cast<double>(rows_written) / spent;
+}
+
+int insert_transfer_rows(const std::string& path, int batches) {
+  std::printf("transfers_native %.0f\n", insert_row_set(path, batches, RowSet::transfers));
+  std::printf("transfers_with_events %.0f\n",
+              insert_row_set(path + ".events", batches, RowSet::transfers_and_events));
+  std::printf("transfers_floor %.0f\n", insert_row_set(path + ".floor", batches, RowSet::floor));
   return 0;
 }
 
