@@ -483,7 +483,9 @@ struct Decision {
   std::map<std::string, Transfer> existing;
   std::vector<std::string> duplicated_ids;  // in item order, listed once written
   std::int64_t accepted_total = 0;  // <= funds.available
-  bool refused_for_funds = false;   // an item the funds refused (a rejection that names them)
+  // An item the account refused (its state, its currency, or its funds, whose refusal names
+  // what was left): such a decision stands only on the same balance.
+  bool refused_for_funds = false;
 };
 
 Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
