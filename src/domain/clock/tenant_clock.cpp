@@ -1,5 +1,8 @@
 #include "domain/clock/tenant_clock.hpp"
 
+#include <limits>
+#include <optional>
+
 #include "core/limits.hpp"
 #include "core/money.hpp"
 
@@ -43,17 +46,21 @@ Result<time::Micros> advance(store::Tx& tx, std::string_view tenant_id, std::int
 
 namespace {
 
-// Whether any row may be due: its earliest due time against the latest tenant clock. True when
-// unsure (an offset past the int64 range); false without tenants.
-bool any_due(store::Tx& tx, const DueQuery& query, time::Micros real_now) {
+// The latest tenant clock (the clock of the tenant furthest ahead) when a row may be due: its
+// earliest due time is not after it. Nothing when no row can be due, or without tenants; the
+// largest time when unsure (an offset past the int64 range).
+std::optional<time::Micros> latest_now_if_due(store::Tx& tx, const DueQuery& query,
+                                               time::Micros real_now) {
   auto earliest =
       tx.query_one("SELECT MIN(x." + std::string(query.due_column) + ") FROM " +
                    std::string(query.table) + " x WHERE " + std::string(query.open_condition));
-  if (!earliest || earliest->is_null(0)) return false;
+  if (!earliest || earliest->is_null(0)) return std::nullopt;
   auto latest_offset = tx.query_one("SELECT MAX(clock_offset_micros) FROM tenants");
-  if (!latest_offset || latest_offset->is_null(0)) return false;
+  if (!latest_offset || latest_offset->is_null(0)) return std::nullopt;
   auto latest_now = money::add(real_now, latest_offset->integer(0));
-  return !latest_now || earliest->integer(0) <= *latest_now;
+  if (!latest_now) return std::numeric_limits<time::Micros>::max();
+  if (earliest->integer(0) > *latest_now) return std::nullopt;
+  return *latest_now;
 }
 
 }  // namespace
@@ -61,14 +68,19 @@ bool any_due(store::Tx& tx, const DueQuery& query, time::Micros real_now) {
 std::vector<DueRow> due_rows(store::Tx& tx, const DueQuery& query, time::Micros real_now,
                              std::int64_t limit) {
   std::vector<DueRow> due;
-  if (!any_due(tx, query, real_now)) return due;
+  const std::optional<time::Micros> latest_now = latest_now_if_due(tx, query, real_now);
+  if (!latest_now) return due;
   const std::string column = "x." + std::string(query.due_column);
+  // The bound by the latest clock lets the due-time index stop where nothing can be due, and
+  // the order is the index's alone: the engines then read the index in order and stop at the
+  // limit. (Ordering ties by id as well made PostgreSQL read and sort every due row: 130-155 ms
+  // a pass with 160,000 transfers moving, against 1 ms.)
   for (const store::Row& row :
        tx.query("SELECT x.tenant_id, x.id, t.clock_offset_micros FROM " + std::string(query.table) +
                     " x JOIN tenants t ON t.id = x.tenant_id WHERE " +
-                    std::string(query.open_condition) + " AND " + column +
-                    " <= ? + t.clock_offset_micros ORDER BY " + column + ", x.id LIMIT ?",
-                {real_now, limit})) {
+                    std::string(query.open_condition) + " AND " + column + " <= ? AND " + column +
+                    " <= ? + t.clock_offset_micros ORDER BY " + column + " LIMIT ?",
+                {*latest_now, real_now, limit})) {
     due.push_back({row.text(0), row.text(1), real_now + row.integer(2)});
   }
   return due;

@@ -44,7 +44,7 @@ struct DueRow {
   std::string id;
   time::Micros tenant_now;  // the row's tenant clock at real_now
 };
-// At most `limit` due rows, earliest due first.
+// At most `limit` due rows, earliest due first (rows due at the same time in no set order).
 std::vector<DueRow> due_rows(store::Tx& tx, const DueQuery& query, time::Micros real_now,
                              std::int64_t limit);
 
