@@ -525,8 +525,14 @@ Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
   return decision;
 }
 
-Funds funds_of(const std::string& account_id, const ledger::Journal::Balance& balance) {
-  return {account_id, balance.currency, balance.state, balance.available()};
+// Locks the batch's source account (its one lock) and reads its funds under the lock.
+Result<Funds> lock_source(ledger::Journal& journal, const std::string& tenant_id,
+                          const std::string& account_id) {
+  if (Status locked = journal.lock({{tenant_id, account_id}}); !locked) {
+    return std::move(locked).error();
+  }
+  const ledger::Journal::Balance balance = *journal.balance_of(tenant_id, account_id);
+  return Funds{account_id, balance.currency, balance.state, balance.available()};
 }
 
 // Whether deciding against `locked` makes `decision` again, item for item and message for
@@ -605,13 +611,9 @@ Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
     if (!decision) return std::move(decision).error();
     AcceptedBatch recorded = record(inner, tenant_id, prepared, decision.value());
     ledger::Journal journal(inner, prepared.now);
-    if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
-      return std::move(locked).error();
-    }
-    const Funds now_locked =
-        funds_of(prepared.tenant_account_id,
-                 *journal.balance_of(tenant_id, prepared.tenant_account_id));
-    if (!same_decision(read, now_locked, decision.value())) {
+    auto locked = lock_source(journal, tenant_id, prepared.tenant_account_id);
+    if (!locked) return std::move(locked).error();
+    if (!same_decision(read, locked.value(), decision.value())) {
       decide_again = true;
       return errors::internal();  // rolls the savepoint back; not returned
     }
@@ -624,15 +626,12 @@ Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
   if (!decide_again) return optimistic;
   // The balance moved in a way that changes the decisions: lock first, then decide.
   ledger::Journal journal(tx, prepared.now);
-  if (Status locked = journal.lock({{tenant_id, prepared.tenant_account_id}}); !locked) {
-    return std::move(locked).error();
-  }
-  const Funds funds = funds_of(prepared.tenant_account_id,
-                               *journal.balance_of(tenant_id, prepared.tenant_account_id));
-  auto decision = decide(prepared, funds);
+  auto funds = lock_source(journal, tenant_id, prepared.tenant_account_id);
+  if (!funds) return std::move(funds).error();
+  auto decision = decide(prepared, funds.value());
   if (!decision) return std::move(decision).error();
   AcceptedBatch recorded = record(tx, tenant_id, prepared, decision.value());
-  if (Status held = hold_accepted(tx, tenant_id, prepared, journal, recorded, funds.currency);
+  if (Status held = hold_accepted(tx, tenant_id, prepared, journal, recorded, funds->currency);
       !held) {
     return std::move(held).error();
   }
