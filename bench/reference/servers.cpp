@@ -44,6 +44,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/limits.hpp"  // the server's SQLite page size, so the engine runs as it does there
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = boost::beast::http;
@@ -56,6 +58,7 @@ class GroupCommitWriter {
  public:
   explicit GroupCommitWriter(const std::string& path) {
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) throw std::runtime_error("open failed");
+    exec(("PRAGMA page_size=" + std::to_string(tesoro::limits::k_sqlite_page_size_bytes)).c_str());
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=FULL");
     exec("CREATE TABLE IF NOT EXISTS rows (id TEXT PRIMARY KEY, body TEXT NOT NULL)");
@@ -258,6 +261,7 @@ std::vector<std::string> schema(RowSet set) {
 double insert_row_set(const std::string& path, int batches, RowSet set) {
   sqlite3* db = nullptr;
   if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) throw std::runtime_error("open failed");
+  exec_sql(db, "PRAGMA page_size=" + std::to_string(tesoro::limits::k_sqlite_page_size_bytes));
   for (const char* pragma :
        {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA cache_size=-65536"}) {
     exec_sql(db, pragma);

@@ -1,12 +1,14 @@
 // The storage seam on both real engines: atomic units, rollback on error, group commit, jobs
 // claimed once across nodes, and both engines ending at the same schema.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <future>
 #include <set>
 #include <thread>
 
+#include "core/limits.hpp"
 #include "core/metrics.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/jobs/jobs.hpp"
@@ -528,7 +530,7 @@ TEST(Sqlite, SteadyWritesWithShortReadersKeepTheWalNearItsRestartSize) {
   // Readers that come and go all the time (as requests' reads do) no longer keep the WAL from
   // starting over: the RESTART checkpoint waits a few milliseconds for them.
   test_stores::TempStore temp(store::Engine::sqlite);
-  reopen_with_wal_limits(temp, 64, 1024 * 1024);  // restart past 256 KiB
+  reopen_with_wal_limits(temp, 64, 1024 * 1024);  // restart past 512 KiB (8 KiB pages)
   std::atomic<bool> stop{false};
   std::vector<std::thread> readers;
   for (int r = 0; r < 4; ++r) {
@@ -556,7 +558,7 @@ TEST(Sqlite, BackToBackWritesKeepTheWalNearItsRestartSize) {
   // Writers that never leave the write lock free (as the network processor's chunks under load):
   // the checkpointer cannot restart the WAL, so the writer does it between two commits.
   test_stores::TempStore temp(store::Engine::sqlite);
-  reopen_with_wal_limits(temp, 64, 1024 * 1024);  // restart past 256 KiB
+  reopen_with_wal_limits(temp, 64, 1024 * 1024);  // restart past 512 KiB (8 KiB pages)
   std::atomic<std::uintmax_t> largest{0};
   std::vector<std::thread> writers;
   for (int w = 0; w < 4; ++w) {
@@ -573,4 +575,44 @@ TEST(Sqlite, BackToBackWritesKeepTheWalNearItsRestartSize) {
   for (auto& writer : writers) writer.join();
   // 25 MiB written in all.
   EXPECT_LT(largest.load(), 8u * 1024 * 1024) << "the WAL grew with everything written";
+}
+
+namespace {
+
+std::int64_t page_size_of(store::Store& s) {
+  return s.read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+            return tx.query_one("PRAGMA page_size")->integer(0);
+          }).value();
+}
+
+}  // namespace
+
+TEST(Sqlite, ANewDatabaseTakesTheConfiguredPageSizeAndAnOlderOneKeepsItsOwn) {
+  test_stores::TempStore fresh(store::Engine::sqlite);
+  EXPECT_EQ(page_size_of(*fresh.store), limits::k_sqlite_page_size_bytes);
+  ASSERT_NE(limits::k_sqlite_page_size_bytes, 4096) << "the case below needs another size";
+
+  // A database made with 4 KiB pages (SQLite's default, which Tesoro used before) opens, migrates
+  // and takes writes with its pages as they are.
+  char pattern[] = "/tmp/tesoro-unit-XXXXXX";
+  const std::string dir = ::mkdtemp(pattern);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir + "/tesoro.db").c_str(), &db), SQLITE_OK);
+  for (const char* sql : {"PRAGMA page_size=4096", "PRAGMA journal_mode=WAL",
+                          "CREATE TABLE made_before (id INTEGER PRIMARY KEY)"}) {
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  }
+  sqlite3_close(db);
+  store::Options options;
+  options.data_dir = dir;
+  {
+    auto older = store::open(options);
+    EXPECT_GT(store::migrate(*older), 0);
+    EXPECT_TRUE(older->write<int>([](store::Tx& tx) -> Result<int> {
+                  tx.exec("INSERT INTO made_before (id) VALUES (1)");
+                  return 0;
+                }).ok());
+    EXPECT_EQ(page_size_of(*older), 4096);
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -48,6 +48,11 @@ class Connection {
 
   void configure(bool read_only) {
     sqlite3_busy_timeout(db_, limits::k_busy_timeout_ms);
+    // Only a database without pages yet takes it (before WAL mode writes the first one); any
+    // other keeps the page size it was made with.
+    if (!read_only) {
+      exec_plain(("PRAGMA page_size=" + std::to_string(limits::k_sqlite_page_size_bytes)).c_str());
+    }
     exec_plain("PRAGMA journal_mode=WAL");
     exec_plain("PRAGMA synchronous=FULL");
     exec_plain("PRAGMA foreign_keys=ON");
