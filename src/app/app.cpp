@@ -90,6 +90,17 @@ struct ClaimGuard {
   ~ClaimGuard() { keys.release(claim); }
 };
 
+// Logs and counts a worker's pass that moved `count` rows; true when a whole chunk was due (the
+// runner runs it again at once).
+bool report_moved(const std::string& name, const std::string& log_event, std::int64_t count,
+                  std::int64_t chunk) {
+  if (count > 0) {
+    log::write(log::Level::info, log_event, {{"count", count}});
+    metrics::count_worker_run(name, false);
+  }
+  return count >= chunk;
+}
+
 // A worker that moves what came due on tenant clocks, a bounded chunk per write unit, every
 // interval (real time) and at once when a sandbox clock advance wakes it, so that an advance
 // expires things at once. `expire(tx, real_now, chunk)` returns how many it moved.
@@ -105,11 +116,30 @@ workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, i
       [name, log_event, chunk, expire](store::Store& store, time::Micros real_now) {
         auto expired = store.write<std::int64_t>(
             [&](store::Tx& tx) -> Result<std::int64_t> { return expire(tx, real_now, chunk); });
-        if (expired.value() > 0) {
-          log::write(log::Level::info, log_event, {{"count", expired.value()}});
-          metrics::count_worker_run(name, false);
-        }
-        return expired.value() >= chunk;
+        return report_moved(name, log_event, expired.value(), chunk);
+      }};
+}
+
+// The sandbox network's processor: expiry_worker's pass over transfers::process_due, with a
+// smaller chunk while requests write too on SQLite's one writer (units of others were queued
+// while its last pass was), so that they wait less behind it; alone, a pass takes the whole
+// chunk (limits::k_transfer_processor_shared_chunk_rows).
+workers::PeriodicWorker network_processor() {
+  const std::string name = "network.processor";
+  auto shared = std::make_shared<bool>(false);  // others wrote during the last pass
+  return workers::PeriodicWorker{
+      name,
+      std::chrono::milliseconds(limits::k_transfer_processor_interval_ms),
+      {std::string(transfers::k_moving_topic), std::string(tenant_clock::k_advanced_topic)},
+      [name, shared](store::Store& store, time::Micros real_now) {
+        const std::int64_t chunk = *shared ? limits::k_transfer_processor_shared_chunk_rows
+                                           : limits::k_transfer_processor_chunk_rows;
+        const std::uint64_t queued_before = store.writer_units();
+        auto moved = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+          return transfers::process_due(tx, real_now, chunk);
+        });
+        *shared = store.writer_units() > queued_before + 1;  // more than its own unit
+        return report_moved(name, "transfers.moved", moved.value(), chunk);
       }};
 }
 
@@ -375,10 +405,7 @@ void App::start_background() {
                             limits::k_collection_expiry_chunk_rows, collections::expire_due));
   // The sandbox network: outgoing transfers (and payout legs) through the steps that came due on
   // their tenant's clock; woken by new transfers and by clock advances.
-  runner_.add(expiry_worker("network.processor", "transfers.moved",
-                            limits::k_transfer_processor_interval_ms,
-                            limits::k_transfer_processor_chunk_rows, transfers::process_due,
-                            {std::string(transfers::k_moving_topic)}));
+  runner_.add(network_processor());
   add_webhook_workers();
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{

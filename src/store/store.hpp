@@ -168,6 +168,10 @@ class Store {
   }
   // From now on every write throws StoreError{unavailable} at once. Units already queued finish.
   virtual void stop() = 0;
+  // How many write units this process has queued so far where all of them queue for one writer
+  // (SQLite); 0 where writes do not queue (PostgreSQL). A background worker reads it around its
+  // own unit to learn whether requests were writing meanwhile.
+  virtual std::uint64_t writer_units() const { return 0; }
 
  protected:
   virtual void run_read(const std::function<void(Tx&)>& fn) = 0;

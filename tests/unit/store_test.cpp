@@ -388,6 +388,23 @@ TEST_P(StoreTest, AfterCommitHooksRunOnceAndOnlyForCommittedWork) {
   temp->store->set_listener(nullptr);
 }
 
+// What the network processor reads around its own unit to learn whether requests write too.
+TEST_P(StoreTest, WriterUnitsCountTheUnitsQueuedForSQLitesOneWriter) {
+  const std::uint64_t before = temp->store->writer_units();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(temp->store->write<int>([](store::Tx&) -> Result<int> { return 0; }).ok());
+  }
+  ASSERT_FALSE(temp->store->write<int>([](store::Tx&) -> Result<int> {
+                 return errors::internal();
+               }).ok());
+  const std::uint64_t after = temp->store->writer_units();
+  if (GetParam() == store::Engine::sqlite) {
+    EXPECT_EQ(after - before, 4u) << "every unit queued counts, failed or not";
+  } else {
+    EXPECT_EQ(after, 0u) << "PostgreSQL's writes do not queue for one writer";
+  }
+}
+
 TEST_P(StoreTest, AWriteAfterStopFailsAtOnceWith503) {
   ASSERT_TRUE(temp->store->write<int>([](store::Tx&) -> Result<int> { return 1; }).ok());
   temp->store->stop();

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -242,6 +243,8 @@ class SqliteStore final : public Store {
 
   Engine engine() const override { return Engine::sqlite; }
 
+  std::uint64_t writer_units() const override { return units_queued_.load(); }
+
   void stop() override {
     {
       std::lock_guard lock(queue_mutex_);
@@ -287,6 +290,7 @@ class SqliteStore final : public Store {
         throw StoreError("write queue is full", true);
       }
       queue_.push_back(&unit);
+      units_queued_.fetch_add(1);
       metrics::set_write_queue_depth(queue_.size());
     }
     queue_ready_.notify_one();
@@ -475,6 +479,7 @@ class SqliteStore final : public Store {
   std::condition_variable queue_ready_;      // the writer waits on it, alone
   std::condition_variable checkpoint_wake_;  // the checkpointer waits on it, alone
   std::deque<WriteUnit*> queue_;
+  std::atomic<std::uint64_t> units_queued_{0};  // writer_units()
   bool stopping_ = false;
   std::thread writer_;
   std::thread checkpointer_;
