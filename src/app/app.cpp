@@ -90,56 +90,34 @@ struct ClaimGuard {
   ~ClaimGuard() { keys.release(claim); }
 };
 
-// Logs and counts a worker's pass that moved `count` rows; true when a whole chunk was due (the
-// runner runs it again at once).
-bool report_moved(const std::string& name, const std::string& log_event, std::int64_t count,
-                  std::int64_t chunk) {
-  if (count > 0) {
-    log::write(log::Level::info, log_event, {{"count", count}});
-    metrics::count_worker_run(name, false);
-  }
-  return count >= chunk;
-}
-
 // A worker that moves what came due on tenant clocks, a bounded chunk per write unit, every
 // interval (real time) and at once when a sandbox clock advance wakes it, so that an advance
 // expires things at once. `expire(tx, real_now, chunk)` returns how many it moved.
-// `topics` wake it besides the clock advance.
+// `topics` wake it besides the clock advance. `shared_chunk` (0: none) is its chunk while units
+// of others were queued during its last pass (Store::writer_units: requests on SQLite's one
+// writer, which runs units in turn), so that they wait less behind it.
 workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, int interval_ms,
                                       std::int64_t chunk,
                                       std::int64_t (*expire)(store::Tx&, time::Micros,
                                                              std::int64_t),
-                                      std::vector<std::string> topics = {}) {
+                                      std::vector<std::string> topics = {},
+                                      std::int64_t shared_chunk = 0) {
   topics.emplace_back(tenant_clock::k_advanced_topic);
+  auto others_wrote = std::make_shared<bool>(false);  // during the last pass
   return workers::PeriodicWorker{
       name, std::chrono::milliseconds(interval_ms), std::move(topics),
-      [name, log_event, chunk, expire](store::Store& store, time::Micros real_now) {
-        auto expired = store.write<std::int64_t>(
-            [&](store::Tx& tx) -> Result<std::int64_t> { return expire(tx, real_now, chunk); });
-        return report_moved(name, log_event, expired.value(), chunk);
-      }};
-}
-
-// The sandbox network's processor: expiry_worker's pass over transfers::process_due, with a
-// smaller chunk while requests write too on SQLite's one writer (units of others were queued
-// while its last pass was), so that they wait less behind it; alone, a pass takes the whole
-// chunk (limits::k_transfer_processor_shared_chunk_rows).
-workers::PeriodicWorker network_processor() {
-  const std::string name = "network.processor";
-  auto shared = std::make_shared<bool>(false);  // others wrote during the last pass
-  return workers::PeriodicWorker{
-      name,
-      std::chrono::milliseconds(limits::k_transfer_processor_interval_ms),
-      {std::string(transfers::k_moving_topic), std::string(tenant_clock::k_advanced_topic)},
-      [name, shared](store::Store& store, time::Micros real_now) {
-        const std::int64_t chunk = *shared ? limits::k_transfer_processor_shared_chunk_rows
-                                           : limits::k_transfer_processor_chunk_rows;
+      [name, log_event, chunk, shared_chunk, expire, others_wrote](store::Store& store,
+                                                                   time::Micros real_now) {
+        const std::int64_t size = shared_chunk > 0 && *others_wrote ? shared_chunk : chunk;
         const std::uint64_t queued_before = store.writer_units();
-        auto moved = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
-          return transfers::process_due(tx, real_now, chunk);
-        });
-        *shared = store.writer_units() > queued_before + 1;  // more than its own unit
-        return report_moved(name, "transfers.moved", moved.value(), chunk);
+        auto expired = store.write<std::int64_t>(
+            [&](store::Tx& tx) -> Result<std::int64_t> { return expire(tx, real_now, size); });
+        *others_wrote = store.writer_units() > queued_before + 1;  // more than its own unit
+        if (expired.value() > 0) {
+          log::write(log::Level::info, log_event, {{"count", expired.value()}});
+          metrics::count_worker_run(name, false);
+        }
+        return expired.value() >= size;
       }};
 }
 
@@ -404,8 +382,13 @@ void App::start_background() {
                             limits::k_collection_expiry_interval_ms,
                             limits::k_collection_expiry_chunk_rows, collections::expire_due));
   // The sandbox network: outgoing transfers (and payout legs) through the steps that came due on
-  // their tenant's clock; woken by new transfers and by clock advances.
-  runner_.add(network_processor());
+  // their tenant's clock; woken by new transfers and by clock advances. On SQLite a pass takes a
+  // quarter of its chunk while requests write (docs/scaling.md).
+  runner_.add(expiry_worker("network.processor", "transfers.moved",
+                            limits::k_transfer_processor_interval_ms,
+                            limits::k_transfer_processor_chunk_rows, transfers::process_due,
+                            {std::string(transfers::k_moving_topic)},
+                            limits::k_transfer_processor_shared_chunk_rows));
   add_webhook_workers();
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{
