@@ -75,6 +75,53 @@ TEST(NetworkDirectory, NumbersKeepTheirLastFourCharacters) {
   EXPECT_EQ(network::mask_number(""), "");
 }
 
+// A transfer's row keeps its Target without the fields it has in columns (stored_target); what
+// it shows is the Target as target_json writes it, byte for byte, and a row written before the
+// stored form (the whole Target) shows the same.
+TEST(NetworkTargets, TheStoredFormShowsTheWholeTargetByteForByte) {
+  network::Resolution resolution;
+  resolution.key_type = "alphanumeric";
+  resolution.key_value = "@TIENDAANA";
+  resolution.participant_nit = "900500202-1";
+  resolution.spbvi = "1002";
+  resolution.creditor = {"Ana María Gómez", "CC", "1020304050", "natural"};
+  resolution.account = {"4455661894", "savings_account", "COP"};
+  const time::Micros now = *time::parse_iso("2026-05-04T09:00:00Z");
+  const time::Micros expires = now + 900 * time::k_micros_per_second;
+  const std::string id = "bbtgt_5UZnDiX44QsTdxQ5Igc-yT";
+  const std::string request_id = "bbtgr_5UZnDiL8ZIBM_Lcik47A8d";
+  const std::string payment_id = "CO.COM.CRB.TRXID37B29IM35QS32YWP9VD";
+  const network::TargetIds ids{id, request_id, "alphanumeric", "@TIENDAANA", payment_id};
+  const std::string creditor_part =
+      R"("creditor":{"document_number":"******4050","document_type":"CC",)"
+      R"("full_name":"A** M**** G****","type":"natural"},"creditor_account":{)"
+      R"("currency_code":"COP","number":"******1894","type":"savings_account"},)"
+      R"("expires_at":"2026-05-04T09:15:00.000000Z","inserted_at":"2026-05-04T09:00:00.000000Z"})";
+  const std::string head =
+      R"({"id":"bbtgt_5UZnDiX44QsTdxQ5Igc-yT","resolution_request_id":)"
+      R"("bbtgr_5UZnDiL8ZIBM_Lcik47A8d","resolution_type":"plain_key","key_type":"alphanumeric",)"
+      R"("key_value":"@TIENDAANA","participant_nit":"900500202-1","spbvi":"1002",)"
+      R"("payment_id":"CO.COM.CRB.TRXID37B29IM35QS32YWP9VD","transaction_amount":)";
+  for (const std::optional<std::int64_t> amount : {std::optional<std::int64_t>(),
+                                                   std::optional<std::int64_t>(150'000)}) {
+    const std::string whole =
+        head + (amount ? R"({"amount":150000,"currency":"COP"},)" : "null,") + creditor_part;
+    EXPECT_EQ(network::target_json(resolution, id, request_id, "plain_key", payment_id, amount,
+                                   "COP", expires, now),
+              whole);
+    const std::string stored =
+        network::stored_target(resolution, "plain_key", amount, "COP", expires, now);
+    EXPECT_EQ(network::shown_target(stored, ids), whole);
+    EXPECT_EQ(network::stored_target(whole), stored);  // a target named by id
+    EXPECT_EQ(network::shown_target(whole, ids), whole);  // a row of the whole Target
+    // None of the row's own fields, and about a third of the Target's size.
+    for (const std::string& column : {id, request_id, payment_id, std::string("@TIENDAANA")}) {
+      EXPECT_EQ(stored.find(column), std::string::npos) << column;
+    }
+    EXPECT_LT(stored.size() * 2, whole.size()) << stored;
+  }
+}
+
 // The directory and targets against a real store of each engine.
 const std::string k_tenant = "ten_networktestAAAAAAAAAA";
 const std::string k_other_tenant = "ten_networktestBBBBBBBBBB";

@@ -9,6 +9,7 @@
 
 #include <boost/json.hpp>
 
+#include "core/ids.hpp"
 #include "core/time.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -53,6 +54,10 @@ TEST(TransferRows, ATransferAsOfAStateShowsThatStateItsTimeAndNoLaterMark) {
       "T130", at + 5'000'000);
   t.inserted_at = time::iso(at);
   t.updated_at = time::iso(at + 5'000'000);
+  t.stored_target =
+      R"(["plain_key","900500202-1","1002",null,"******4050","CC","A** M**** G****","natural",)"
+      R"("COP","******1894","savings_account","2026-11-23T12:15:00.000000Z",)"
+      R"("2026-11-23T12:00:00.000000Z"])";
   const transfers::Transfer held = transfers::as_of(t, "held", time::iso(at + 3'000'000));
   EXPECT_EQ(held.state, "held");
   EXPECT_FALSE(held.state_reason) << "a reason is the failure's";
@@ -288,6 +293,56 @@ TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStore
   EXPECT_EQ(integer("SELECT accepted_count FROM outgoing_transfer_batches"), 3);
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 900'000);
   EXPECT_TRUE(violations().empty());
+}
+
+// A row keeps its Target without the fields it has in columns (network::stored_target), and a
+// row written before that form, with the whole Target, reads the same.
+TEST_P(OutgoingTransfersTest, ARowKeepsItsTargetWithoutItsOwnFieldsAndOlderRowsReadTheSame) {
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  transfers::BatchItem item;
+  item.external_id = "stored-target";
+  item.amount_minor = 1'000;
+  item.currency = "COP";
+  item.query = transfers::Query{"plain_key", "3001230005"};
+  input.items.emplace_back(0, std::move(item));
+  auto prepared = temp->store->read<transfers::PreparedBatch>(
+      [&](store::Tx& tx) { return transfers::prepare_batch(tx, k_tenant, input, now); });
+  ASSERT_TRUE(prepared.ok());
+  const auto done = write<transfers::AcceptedBatch>(
+      [&](store::Tx& tx) { return transfers::accept_batch(tx, k_tenant, prepared.value()); });
+  ASSERT_EQ(done.accepted.size(), 1u);
+  const auto answer = boost::json::parse(transfers::batch_text(prepared.value(), done));
+  const auto& shown = answer.at("accepted_transfers").at(0);
+  const std::string id(shown.at("id").as_string());
+  const std::string whole = boost::json::serialize(shown.at("target"));
+  EXPECT_TRUE(ids::has_prefix(std::string(shown.at("target").at("id").as_string()), "bbtgt"));
+  EXPECT_EQ(shown.at("target").at("resolution_request_id"), shown.at("resolution_request_id"));
+  EXPECT_EQ(shown.at("target").at("payment_id"), shown.at("payment_id"));
+  EXPECT_EQ(shown.at("target").at("key_value").as_string(), "3001230005");
+  auto read_text = [&] {
+    auto stored = temp->store->read<transfers::Transfer>(
+        [&](store::Tx& tx) { return transfers::get_transfer(tx, k_tenant, id); });
+    EXPECT_TRUE(stored.ok()) << id;
+    return stored.ok() ? transfers::transfer_text(stored.value()) : std::string();
+  };
+  const std::string text = read_text();
+  EXPECT_EQ(text, boost::json::serialize(shown));
+  // The row has no copy of its ids or key in the target column: a third of the Target's size.
+  const std::string column = [&] {
+    auto row = temp->store->read<std::string>([&](store::Tx& tx) -> Result<std::string> {
+      return tx.query_one("SELECT target FROM outgoing_transfers WHERE id = ?", {id})->text(0);
+    });
+    return row.value();
+  }();
+  EXPECT_EQ(column.front(), '[');
+  EXPECT_EQ(column.find(id), std::string::npos);
+  EXPECT_EQ(column.find("3001230005"), std::string::npos);
+  EXPECT_LT(column.size() * 2, whole.size()) << column;
+  // A row of the whole Target (as written before the stored form) shows the same transfer.
+  tamper("UPDATE outgoing_transfers SET target = ? WHERE id = ?", {whole, id});
+  EXPECT_EQ(read_text(), text);
 }
 
 // An external id another unit committed between the preparation's snapshot and the unit is

@@ -1,5 +1,7 @@
 #include "domain/network/targets.hpp"
 
+#include <boost/json.hpp>
+
 #include "core/emvco.hpp"
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
@@ -7,6 +9,8 @@
 
 namespace tesoro::network {
 namespace {
+
+namespace json = boost::json;
 
 constexpr const char* k_columns =
     "id, resolution_request_id, key_type, key_value, amount, currency, payment_id, "
@@ -35,38 +39,98 @@ std::string new_payment_id() {
   return emvco::payment_id(payload);
 }
 
-std::string target_json(const Resolution& resolution, const std::string& id,
-                        const std::string& resolution_request_id, const std::string& format,
-                        const std::string& payment_id, std::optional<std::int64_t> amount_minor,
-                        const std::string& currency, time::Micros expires_at, time::Micros now) {
-  json_text::Writer out(768);
-  out.begin_object().key("id").string(id);
-  out.key("resolution_request_id").string(resolution_request_id);
-  out.key("resolution_type").string(format);
-  out.key("key_type").string(resolution.key_type).key("key_value").string(resolution.key_value);
-  out.key("participant_nit").string(resolution.participant_nit);
-  out.key("spbvi").string(resolution.spbvi).key("payment_id").string(payment_id);
-  out.key("transaction_amount");
+std::string stored_target(const Resolution& resolution, const std::string& format,
+                          std::optional<std::int64_t> amount_minor, const std::string& currency,
+                          time::Micros expires_at, time::Micros now) {
+  json_text::Writer out(256);
+  out.begin_array().string(format).string(resolution.participant_nit).string(resolution.spbvi);
   if (amount_minor) {
-    out.begin_object().key("amount").integer(*amount_minor).key("currency").string(currency);
-    out.end_object();
+    out.begin_array().integer(*amount_minor).string(currency).end_array();
   } else {
     out.null();
   }
   const Creditor& creditor = resolution.creditor;
-  out.key("creditor").begin_object();
-  out.key("document_number").string(mask_number(creditor.document_number));
-  out.key("document_type").string(creditor.document_type);
-  out.key("full_name").string(mask_name(creditor.full_name)).key("type").string(creditor.type);
-  out.end_object();
+  out.string(mask_number(creditor.document_number)).string(creditor.document_type);
+  out.string(mask_name(creditor.full_name)).string(creditor.type);
   const CreditorAccount& account = resolution.account;
-  out.key("creditor_account").begin_object();
-  out.key("currency_code").string(account.currency_code);
-  out.key("number").string(mask_number(account.number)).key("type").string(account.type);
-  out.end_object();
-  out.key("expires_at").string(time::iso(expires_at)).key("inserted_at").string(time::iso(now));
-  out.end_object();
+  out.string(account.currency_code).string(mask_number(account.number)).string(account.type);
+  out.string(time::iso(expires_at)).string(time::iso(now));
+  out.end_array();
   return out.take();
+}
+
+std::string stored_target(std::string_view target_json) {
+  const json::value parsed = json::parse(target_json);
+  const json::object& target = parsed.as_object();
+  const json::object& creditor = target.at("creditor").as_object();
+  const json::object& account = target.at("creditor_account").as_object();
+  json_text::Writer out(256);
+  out.begin_array().string(target.at("resolution_type").as_string());
+  out.string(target.at("participant_nit").as_string()).string(target.at("spbvi").as_string());
+  const json::value& amount = target.at("transaction_amount");
+  if (amount.is_null()) {
+    out.null();
+  } else {
+    out.begin_array().integer(amount.at("amount").as_int64());
+    out.string(amount.at("currency").as_string()).end_array();
+  }
+  for (std::string_view field : {"document_number", "document_type", "full_name", "type"}) {
+    out.string(creditor.at(field).as_string());
+  }
+  for (std::string_view field : {"currency_code", "number", "type"}) {
+    out.string(account.at(field).as_string());
+  }
+  out.string(target.at("expires_at").as_string()).string(target.at("inserted_at").as_string());
+  out.end_array();
+  return out.take();
+}
+
+void write_target(json_text::Writer& out, std::string_view stored, const TargetIds& ids) {
+  if (!stored.empty() && stored.front() == '{') {
+    out.raw(stored);  // a row written before the stored form: the whole Target
+    return;
+  }
+  const json::value parsed = json::parse(stored);
+  const json::array& values = parsed.as_array();
+  auto text = [&](std::size_t i) -> std::string_view { return values.at(i).as_string(); };
+  out.begin_object().key("id").string(ids.id);
+  out.key("resolution_request_id").string(ids.resolution_request_id);
+  out.key("resolution_type").string(text(0));
+  out.key("key_type").string(ids.key_type).key("key_value").string(ids.key_value);
+  out.key("participant_nit").string(text(1)).key("spbvi").string(text(2));
+  out.key("payment_id").string(ids.payment_id).key("transaction_amount");
+  if (values.at(3).is_null()) {
+    out.null();
+  } else {
+    const json::array& amount = values.at(3).as_array();
+    out.begin_object().key("amount").integer(amount.at(0).as_int64());
+    out.key("currency").string(amount.at(1).as_string()).end_object();
+  }
+  out.key("creditor").begin_object();
+  out.key("document_number").string(text(4)).key("document_type").string(text(5));
+  out.key("full_name").string(text(6)).key("type").string(text(7));
+  out.end_object();
+  out.key("creditor_account").begin_object();
+  out.key("currency_code").string(text(8)).key("number").string(text(9));
+  out.key("type").string(text(10));
+  out.end_object();
+  out.key("expires_at").string(text(11)).key("inserted_at").string(text(12));
+  out.end_object();
+}
+
+std::string shown_target(std::string_view stored, const TargetIds& ids) {
+  json_text::Writer out(768);
+  write_target(out, stored, ids);
+  return out.take();
+}
+
+std::string target_json(const Resolution& resolution, const std::string& id,
+                        const std::string& resolution_request_id, const std::string& format,
+                        const std::string& payment_id, std::optional<std::int64_t> amount_minor,
+                        const std::string& currency, time::Micros expires_at, time::Micros now) {
+  return shown_target(
+      stored_target(resolution, format, amount_minor, currency, expires_at, now),
+      {id, resolution_request_id, resolution.key_type, resolution.key_value, payment_id});
 }
 
 Result<Target> resolve_target(store::Tx& tx, const std::string& tenant_id,

@@ -124,10 +124,9 @@ Result<CreateOutcome> create_payout(store::Tx& tx, const std::string& tenant_id,
   leg.target_id = ids::generate("bbtgt");
   leg.key_type = resolution->key_type;
   leg.key_value = resolution->key_value;
-  leg.target_json = network::target_json(
-      *resolution, leg.target_id, leg.resolution_request_id, "key", leg.payment_id,
-      input.amount_minor, input.currency, now + limits::k_target_ttl_seconds * time::k_micros_per_second,
-      now);
+  leg.stored_target = network::stored_target(
+      *resolution, "key", input.amount_minor, input.currency,
+      now + limits::k_target_ttl_seconds * time::k_micros_per_second, now);
   leg.sandbox_failure = transfers::requested_failure(input.description);
   if (!leg.sandbox_failure) leg.sandbox_failure = resolution->sandbox_failure;
   leg.creditor_tenant_id = resolution->collection_tenant_id;
@@ -140,7 +139,9 @@ Result<CreateOutcome> create_payout(store::Tx& tx, const std::string& tenant_id,
   auto accepted = transfers::accept(tx, tenant_id, journal, std::move(leg), now);
   if (!accepted) return std::move(accepted).error();
   payout.transfer_id = accepted->id;
-  payout.target_json = accepted->target_json;
+  payout.target_json = network::shown_target(
+      accepted->stored_target, {accepted->target_id, accepted->resolution_request_id,
+                                accepted->key_type, accepted->key_value, accepted->payment_id});
   tx.exec("INSERT INTO payouts (tenant_id, id, external_id, account_id, method, amount, currency, "
           "description, target, metadata, state, state_reason, transfer_id, inserted_at, "
           "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

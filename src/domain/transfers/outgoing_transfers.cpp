@@ -86,6 +86,7 @@ class Resolver {
   struct Named {
     network::Target target;
     network::Resolution resolution;  // the target's key, resolved again now
+    std::string stored_target;       // network::stored_target of the target's JSON
   };
   const Result<Named>& target(const std::string& id) {
     auto found = targets_.find(id);
@@ -99,7 +100,8 @@ class Resolver {
     if (!target) return std::move(target).error();
     auto resolution = network::resolve_key(tx_, target->key_type, target->key_value, "target_id");
     if (!resolution) return std::move(resolution).error();
-    return Named{std::move(target).value(), std::move(resolution).value()};
+    std::string stored = network::stored_target(target->json);
+    return Named{std::move(target).value(), std::move(resolution).value(), std::move(stored)};
   }
 
   store::Tx& tx_;
@@ -159,7 +161,7 @@ Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchI
     t.payment_id = target.payment_id;
     t.key_type = target.key_type;
     t.key_value = target.key_value;
-    t.target_json = target.json;
+    t.stored_target = named->stored_target;
     target_amount = target.amount_minor;
     target_currency = target.currency;
   } else {
@@ -179,9 +181,8 @@ Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchI
     return amount.error();
   }
   if (!item.target_id) {
-    t.target_json = network::target_json(
-        *resolution, t.target_id, t.resolution_request_id, std::string(network::k_format_plain_key),
-        t.payment_id, std::nullopt, t.currency,
+    t.stored_target = network::stored_target(
+        *resolution, std::string(network::k_format_plain_key), std::nullopt, t.currency,
         now + limits::k_target_ttl_seconds * time::k_micros_per_second, now);
   }
   t.external_id = item.external_id;
@@ -366,7 +367,10 @@ std::string transfer_text(const Transfer& t) {
   } else {
     out.null();
   }
-  out.key("target").raw(t.target_json);
+  out.key("target");
+  network::write_target(out, t.stored_target,
+                        {t.target_id, t.resolution_request_id, t.key_type, t.key_value,
+                         t.payment_id});
   out.key("inserted_at").string(t.inserted_at).key("updated_at").string(t.updated_at);
   out.end_object();
   return out.take();

@@ -92,7 +92,9 @@ struct Transfer {
   std::string target_id;
   std::string key_type;
   std::string key_value;
-  std::string target_json;  // the masked Target
+  // The masked Target as the row keeps it (network::stored_target): shown with the fields
+  // above by network::write_target.
+  std::string stored_target;
   std::optional<Query> query;
   std::optional<ExpectedCreditor> expected_creditor;
   ledger::Metadata metadata;

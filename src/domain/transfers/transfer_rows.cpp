@@ -74,7 +74,7 @@ Transfer from_row(const store::Row& row) {
   t.target_id = row.text(12);
   t.key_type = row.text(13);
   t.key_value = row.text(14);
-  t.target_json = row.text(15);
+  t.stored_target = row.text(15);
   if (auto text = row.optional_text(16)) {
     const json::value parsed = json::parse(*text);
     t.query = Query{json_columns::text(parsed.as_object(), "format"),
@@ -117,7 +117,7 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
           store::Value(store::TextRef(t->resolution_request_id)),
           store::Value(store::TextRef(t->target_id)), store::Value(store::TextRef(t->key_type)),
           store::Value(store::TextRef(t->key_value)),
-          store::Value(store::TextRef(t->target_json)),
+          store::Value(store::TextRef(t->stored_target)),
           store::optional_value(query_text(t->query)),
           store::optional_value(creditor_text(t->expected_creditor)),
           store::Value(ledger::encode_metadata(t->metadata)),

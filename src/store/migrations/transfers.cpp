@@ -38,7 +38,9 @@ std::vector<Migration> transfer_migrations() {
            // holds of its source account (its amount from acceptance to settlement or failure,
            // then 0). sandbox_failure: the failure the sandbox network will answer with
            // (from the description's tx_* trigger or the key), NULL when it will settle.
-           // target, query, expected_creditor, metadata, timemarks: JSON. next_step_at_micros:
+           // target: the Target without the fields above (network::stored_target: a JSON
+           // array; rows written before it hold the whole Target JSON, shown the same).
+           // query, expected_creditor, metadata, timemarks: JSON. next_step_at_micros:
            // tenant time of the processor's next step; NULL once successful or failed.
            // creditor_tenant_id / creditor_collection_id: the collection of this Tesoro the key
            // belonged to at resolution (delivered as a payment attempt on it). attempt_id: that
