@@ -26,8 +26,6 @@ CREATE TABLE transfers.outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT 
   inserted_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (tenant_id, id),
   UNIQUE (tenant_id, external_id));
 CREATE INDEX ON transfers.outgoing_transfers (tenant_id, inserted_at, id);
-CREATE INDEX ON transfers.outgoing_transfers (tenant_id, batch_id, inserted_at, id)
-  WHERE batch_id IS NOT NULL;
 CREATE INDEX ON transfers.outgoing_transfers (next_step_at_micros)
   WHERE next_step_at_micros IS NOT NULL;
 CREATE SEQUENCE transfers.batches;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <future>
+#include <set>
 #include <thread>
 
 #include <boost/json.hpp>
@@ -476,6 +477,49 @@ TEST_P(OutgoingTransfersTest, VerifyFindsTamperedHoldsEntriesAndBatches) {
   EXPECT_GE(mentions(second), 1) << ::testing::PrintToString(found);
   EXPECT_GE(mentions(batch.id), 1) << ::testing::PrintToString(found);
   EXPECT_GE(mentions("outgoing_transfer journal entries"), 1) << ::testing::PrintToString(found);
+}
+
+// A batch's transfers have its inserted_at, through which the time index finds them (there is
+// no index by batch): two batches made at the same moment still list apart, each is completed
+// only once its own transfers ended, and verify reports a transfer whose time left its batch's.
+TEST_P(OutgoingTransfersTest, ABatchsTransfersAreFoundByItsTimeEvenBesideABatchOfTheSameTime) {
+  const transfers::Batch first = send(3, 1'000);
+  const transfers::Batch second = send(2, 1'000, "tx_risk_control");  // the same `now`
+  EXPECT_EQ(first.inserted_at, second.inserted_at);
+  auto listed = [&](const std::string& batch_id) {
+    transfers::TransferFilter filter;
+    filter.batch_id = batch_id;
+    auto page = temp->store->read<PageOf<transfers::Transfer>>([&](store::Tx& tx) {
+      return transfers::list_transfers(tx, k_tenant, filter, 0, 10);
+    });
+    EXPECT_TRUE(page.ok());
+    std::set<std::string> ids;
+    for (const transfers::Transfer& t : page->items) ids.insert(t.id);
+    EXPECT_EQ(page->total_items, static_cast<std::int64_t>(ids.size()));
+    return ids;
+  };
+  auto ids_of = [](const transfers::Batch& batch) {
+    std::set<std::string> ids;
+    for (const transfers::Transfer& t : batch.accepted) ids.insert(t.id);
+    return ids;
+  };
+  EXPECT_EQ(listed(first.id), ids_of(first));
+  EXPECT_EQ(listed(second.id), ids_of(second));
+  EXPECT_TRUE(listed(ids::generate("bbotb")).empty());
+  // One step: nothing ended, neither batch is completed.
+  process(*temp->store, now + 1'000'000);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfer_batches WHERE state = 'completed'"), 0);
+  // Every step: both ended and completed.
+  process(*temp->store, now + 10'000'000);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfer_batches WHERE state = 'completed'"), 2);
+  EXPECT_TRUE(violations().empty()) << ::testing::PrintToString(violations());
+  const std::string moved = first.accepted[0].id;
+  tamper("UPDATE outgoing_transfers SET inserted_at = ? WHERE id = ?",
+         {time::iso(now + 1), moved});
+  const std::vector<std::string> found = violations();
+  ASSERT_EQ(found.size(), 1u) << ::testing::PrintToString(found);
+  EXPECT_NE(found[0].find(moved), std::string::npos) << found[0];
+  EXPECT_NE(found[0].find("but its batch " + first.id), std::string::npos) << found[0];
 }
 
 TEST_P(OutgoingTransfersTest, AnInactiveSourceIsNotFoundAndHoldsNothing) {

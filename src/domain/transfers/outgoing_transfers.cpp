@@ -702,7 +702,13 @@ Result<PageOf<Transfer>> list_transfers(store::Tx& tx, const std::string& tenant
   store::Params params = {tenant_id};
   store::where_equal(where, params, "state", filter.state);
   store::where_equal(where, params, "external_id", filter.external_id);
-  store::where_equal(where, params, "batch_id", filter.batch_id);
+  if (filter.batch_id) {
+    // A batch's transfers have its inserted_at (stamp, insert_batch: the preparation's time),
+    // so the time index finds them: no index by batch to write a thousand entries into.
+    where += " AND batch_id = ? AND inserted_at = (SELECT b.inserted_at FROM "
+             "outgoing_transfer_batches b WHERE b.tenant_id = ? AND b.id = ?)";
+    params.insert(params.end(), {*filter.batch_id, tenant_id, *filter.batch_id});
+  }
   return store::query_page<Transfer>(tx, rows::k_columns, where, params,
                                      "inserted_at DESC, id DESC", offset, limit, rows::from_row);
 }

@@ -340,9 +340,11 @@ void Pass::write_all() {
   }
   // A batch is completed once none of its transfers moves.
   for (const auto& [tenant_id, batch_id] : ended_batches) {
+    // Its transfers, through the time index: they have the batch's inserted_at.
     tx_.exec("UPDATE outgoing_transfer_batches SET state = 'completed', updated_at = ? "
              "WHERE tenant_id = ? AND id = ? AND state = 'created' AND NOT EXISTS (SELECT 1 "
              "FROM outgoing_transfers t WHERE t.tenant_id = ? AND t.batch_id = ? "
+             "AND t.inserted_at = outgoing_transfer_batches.inserted_at "
              "AND t.next_step_at_micros IS NOT NULL)",
              {time::iso(tenant_clock::now(tx_, tenant_id, real_now_)), tenant_id, batch_id,
               tenant_id, batch_id});
@@ -436,10 +438,18 @@ std::vector<std::string> verify(store::Tx& tx) {
                          " outgoing_transfer journal entries more than its transfers have "
                          "(negative: transfers share entries)");
   }
+  // The lists and the processor find a batch's transfers by its inserted_at.
+  report("SELECT t.tenant_id, t.id, 'inserted at ' || t.inserted_at || ' but its batch ' || "
+         "t.batch_id || ' at ' || COALESCE(b.inserted_at, 'no time: the batch is missing') "
+         "FROM outgoing_transfers t LEFT JOIN outgoing_transfer_batches b "
+         "ON b.tenant_id = t.tenant_id AND b.id = t.batch_id WHERE t.batch_id IS NOT NULL "
+         "AND (b.inserted_at IS NULL OR b.inserted_at <> t.inserted_at)",
+         "outgoing transfer");
   report("SELECT b.tenant_id, b.id, 'state ' || b.state || ' does not agree with its "
          "transfers' FROM outgoing_transfer_batches b WHERE (b.state = 'completed') = EXISTS "
          "(SELECT 1 FROM outgoing_transfers t WHERE t.tenant_id = b.tenant_id "
-         "AND t.batch_id = b.id AND t.next_step_at_micros IS NOT NULL)",
+         "AND t.batch_id = b.id AND t.inserted_at = b.inserted_at "
+         "AND t.next_step_at_micros IS NOT NULL)",
          "outgoing transfer batch");
   return violations;
 }
