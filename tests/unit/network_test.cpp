@@ -120,6 +120,13 @@ TEST(NetworkTargets, TheStoredFormShowsTheWholeTargetByteForByte) {
     }
     EXPECT_LT(stored.size() * 2, whole.size()) << stored;
   }
+  // A Target of another layout is kept whole, and shown as it was.
+  for (const std::string& other :
+       {head + R"(null,"extra":1,)" + creditor_part, head + R"("150000",)" + creditor_part,
+        std::string(R"({"id":"bbtgt_5UZnDiX44QsTdxQ5Igc-yT"})")}) {
+    EXPECT_EQ(network::stored_target(other), other);
+    EXPECT_EQ(network::shown_target(network::stored_target(other), ids), other);
+  }
 }
 
 // The directory and targets against a real store of each engine.

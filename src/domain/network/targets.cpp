@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include <stdexcept>
+
 #include "core/emvco.hpp"
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
@@ -59,11 +61,17 @@ std::string stored_target(const Resolution& resolution, const std::string& forma
   return out.take();
 }
 
-std::string stored_target(std::string_view target_json) {
+namespace {
+// stored_target's values of a whole Target; throws when a field is missing, of another kind, or
+// when there are fields besides (the values would lose them).
+std::string stored_values(std::string_view target_json) {
   const json::value parsed = json::parse(target_json);
   const json::object& target = parsed.as_object();
   const json::object& creditor = target.at("creditor").as_object();
   const json::object& account = target.at("creditor_account").as_object();
+  if (target.size() != 13 || creditor.size() != 4 || account.size() != 3) {
+    throw std::invalid_argument("a Target of another layout");
+  }
   json_text::Writer out(256);
   out.begin_array().string(target.at("resolution_type").as_string());
   out.string(target.at("participant_nit").as_string()).string(target.at("spbvi").as_string());
@@ -71,6 +79,7 @@ std::string stored_target(std::string_view target_json) {
   if (amount.is_null()) {
     out.null();
   } else {
+    if (amount.as_object().size() != 2) throw std::invalid_argument("an amount of another layout");
     out.begin_array().integer(amount.at("amount").as_int64());
     out.string(amount.at("currency").as_string()).end_array();
   }
@@ -83,6 +92,15 @@ std::string stored_target(std::string_view target_json) {
   out.string(target.at("expires_at").as_string()).string(target.at("inserted_at").as_string());
   out.end_array();
   return out.take();
+}
+}  // namespace
+
+std::string stored_target(std::string_view target_json) {
+  try {
+    return stored_values(target_json);
+  } catch (const std::exception&) {
+    return std::string(target_json);  // a layout the values do not know: kept whole
+  }
 }
 
 void write_target(json_text::Writer& out, std::string_view stored, const TargetIds& ids) {

@@ -67,7 +67,8 @@ std::string target_json(const Resolution& resolution, const std::string& id,
 std::string stored_target(const Resolution& resolution, const std::string& format,
                           std::optional<std::int64_t> amount_minor, const std::string& currency,
                           time::Micros expires_at, time::Micros now);
-// The stored form of a whole Target's JSON (a target named by id: targets keep the whole JSON).
+// The stored form of a whole Target's JSON (a target named by id: targets keep the whole JSON);
+// a JSON of another layout (a field missing or of another kind, or one more) is kept whole.
 std::string stored_target(std::string_view target_json);
 
 // The row's own fields of its Target.
