@@ -139,9 +139,7 @@ Result<CreateOutcome> create_payout(store::Tx& tx, const std::string& tenant_id,
   auto accepted = transfers::accept(tx, tenant_id, journal, std::move(leg), now);
   if (!accepted) return std::move(accepted).error();
   payout.transfer_id = accepted->id;
-  payout.target_json = network::shown_target(
-      accepted->stored_target, {accepted->target_id, accepted->resolution_request_id,
-                                accepted->key_type, accepted->key_value, accepted->payment_id});
+  payout.target_json = transfers::target_text(*accepted);
   tx.exec("INSERT INTO payouts (tenant_id, id, external_id, account_id, method, amount, currency, "
           "description, target, metadata, state, state_reason, transfer_id, inserted_at, "
           "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -337,6 +337,17 @@ const std::vector<std::string>& states() {
   return values;
 }
 
+namespace {
+// The fields of a transfer's Target that its row has in columns of its own.
+network::TargetIds target_ids(const Transfer& t) {
+  return {t.target_id, t.resolution_request_id, t.key_type, t.key_value, t.payment_id};
+}
+}  // namespace
+
+std::string target_text(const Transfer& transfer) {
+  return network::shown_target(transfer.stored_target, target_ids(transfer));
+}
+
 std::string transfer_text(const Transfer& t) {
   json_text::Writer out(1536);
   out.begin_object().key("id").string(t.id).key("batch_id");
@@ -368,9 +379,7 @@ std::string transfer_text(const Transfer& t) {
     out.null();
   }
   out.key("target");
-  network::write_target(out, t.stored_target,
-                        {t.target_id, t.resolution_request_id, t.key_type, t.key_value,
-                         t.payment_id});
+  network::write_target(out, t.stored_target, target_ids(t));
   out.key("inserted_at").string(t.inserted_at).key("updated_at").string(t.updated_at);
   out.end_object();
   return out.take();

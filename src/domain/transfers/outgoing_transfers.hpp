@@ -115,6 +115,8 @@ struct Transfer {
 // The transfer as the API and its events show it (the fields of the contract's Outgoing
 // transfer, with target, query, expected_creditor, metadata and timemarks as objects).
 std::string transfer_text(const Transfer& transfer);
+// The transfer's whole Target as it shows it (its stored form with the row's own fields).
+std::string target_text(const Transfer& transfer);
 
 // The transfer as it was when it entered `state` at `at` (ISO 8601, the tenant's time): what
 // its outgoing_transfer.<state> event shows. Of what transfer_text shows, only the state, the
