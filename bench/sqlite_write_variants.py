@@ -18,7 +18,6 @@ variant). Variants:
   holders_norowid  current + account_holders WITHOUT ROWID
   idem_norowid     current + idempotency_keys WITHOUT ROWID
   both_norowid     current + both WITHOUT ROWID
-  no_events_time   current without the events_by_time index
 
 Each variant runs twice, interleaved; the report prints both figures.
 """
@@ -54,8 +53,6 @@ def schema(variant):
                       (table == "idempotency_keys" and variant in ("idem_norowid", "both_norowid"))
             if sql.startswith("CREATE TABLE") and norowid:
                 sql += " WITHOUT ROWID"
-            if variant == "no_events_time" and "events_by_time" in sql:
-                continue
             statements.append(sql)
     return statements
 
@@ -115,8 +112,7 @@ def run(variant):
     return seconds / units * 1e6, size
 
 
-variants = ["sequencer", "current", "holders_norowid", "idem_norowid", "both_norowid",
-            "no_events_time"]
+variants = ["sequencer", "current", "holders_norowid", "idem_norowid", "both_norowid"]
 results = {v: [] for v in variants}
 for _ in range(2):
     for variant in variants:

@@ -1,9 +1,9 @@
 -- The PostgreSQL engine reference for outgoing transfers (bench/run, after pgbench): the rows a
 -- batch of 1000 transfers writes, in three schemas, each measured by pgbench with
 -- transfer_rows_pg.pgbench (search_path set to the schema through PGOPTIONS):
---   transfers             the outgoing_transfers table and indexes of migration 14;
+--   transfers             the outgoing_transfers table and indexes of migrations 14 and 18;
 --   transfers_and_events  the same, and each transfer's outgoing_transfer.created event (the
---                         events table as migrations 1 and 9 leave it on PostgreSQL);
+--                         events table as migrations 1, 9, 19 and 20 leave it on PostgreSQL);
 --   transfer_floor        the least a row per transfer and a row per event can be: of a
 --                         transfer what its API must find it by and show, with its primary key
 --                         and the external id's uniqueness only; of its event a row without any
@@ -39,9 +39,8 @@ CREATE SEQUENCE transfers_and_events.batches;
 CREATE TABLE transfers_and_events.events (tenant_id TEXT NOT NULL, id TEXT NOT NULL,
   type TEXT NOT NULL, data TEXT NOT NULL, inserted_at TEXT NOT NULL,
   emitted_seq BIGSERIAL, position BIGINT, PRIMARY KEY (tenant_id, id));
-CREATE INDEX ON transfers_and_events.events (tenant_id, inserted_at, id);
-CREATE UNIQUE INDEX ON transfers_and_events.events (position);
-CREATE INDEX ON transfers_and_events.events (tenant_id, position);
+CREATE UNIQUE INDEX ON transfers_and_events.events (position) WHERE position IS NOT NULL;
+CREATE INDEX ON transfers_and_events.events (tenant_id, position) WHERE position IS NOT NULL;
 CREATE INDEX ON transfers_and_events.events (emitted_seq) WHERE position IS NULL;
 
 CREATE TABLE transfer_floor.outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL,

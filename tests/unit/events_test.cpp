@@ -277,9 +277,11 @@ TEST_P(EventsTest, ReadersOfPositionedEventsQueryThroughTheEventIndexes) {
   // A tenant's events after a position (events::read_after, events::list_after).
   expect_uses("SELECT position, id, type, data, inserted_at FROM events WHERE tenant_id = 't' "
               "AND position > 3 ORDER BY position LIMIT 10", "events_by_tenant_position");
-  // A page of the list and its count (GET /v1/events), and the count with a time range.
+  // A page of the list (GET /v1/events), with and without a time range: there is no index by
+  // time, the range is checked on the rows read by position.
   expect_uses("SELECT position, id FROM events WHERE tenant_id = 't' AND position IS NOT NULL "
-              "ORDER BY position DESC LIMIT 10", "events_by_");  // either index, by the planner's costs
-  expect_uses("SELECT COUNT(*) FROM events WHERE tenant_id = 't' AND position IS NOT NULL "
-              "AND inserted_at >= '2020-01-01' AND inserted_at <= '2999-01-01'", "events_by_time");
+              "ORDER BY position DESC LIMIT 10", "events_by_tenant_position");
+  expect_uses("SELECT position, id FROM events WHERE tenant_id = 't' AND position IS NOT NULL "
+              "AND inserted_at >= '2020-01-01' AND inserted_at <= '2999-01-01' "
+              "ORDER BY position DESC LIMIT 10", "events_by_tenant_position");
 }
