@@ -255,12 +255,14 @@ TEST_P(EventsTest, ReadersOfPositionedEventsQueryThroughTheEventIndexes) {
   }));
   sequence(*temp->store);
   const bool postgres = GetParam() == store::Engine::postgres;
+  // A write unit: SET LOCAL needs a transaction of its own.
   auto plan = [&](const std::string& sql) {
     return temp->store->write<std::string>([&](store::Tx& tx) -> Result<std::string> {
       if (postgres) tx.exec("SET LOCAL enable_seqscan = off");
+      const std::string explain = postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ";
       std::string text;
-      for (const store::Row& row : tx.query((postgres ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") + sql)) {
-        text += row.text(postgres ? 0 : 3) + "\n";
+      for (const store::Row& row : tx.query(explain + sql)) {
+        text += row.text(postgres ? 0 : 3) + "\n";  // SQLite: (id, parent, notused, detail)
       }
       return text;
     }).value();

@@ -24,12 +24,12 @@ std::vector<Migration> event_migrations() {
   positions.push_back(
       "CREATE INDEX events_unsequenced ON events (emitted_seq) WHERE position IS NULL");
   // PostgreSQL writes an event without its position and the sequencer sets it in a second row
-  // version, so every index held an entry for each version, the first keyed by NULL: the ones
-  // only positioned events are read by cover positioned events alone, and an event's first
-  // version goes into its (tenant_id, id) key and events_unsequenced only. Readers ask for
-  // `position IS NOT NULL` or `position > ?` (which implies it), so the planner keeps using
-  // them. Measured: 7-8% more transfers accepted (docs/scaling.md). SQLite positions an event as
-  // it writes it: nothing to leave out there.
+  // version, so every index held an entry for each version, the first keyed by NULL. The indexes
+  // through which only positioned events are read now cover positioned events alone, and an
+  // event's first version goes into its (tenant_id, id) key and events_unsequenced only. Readers
+  // ask for `position IS NOT NULL` or `position > ?` (which implies it), so the planner keeps
+  // using them. Measured: about 7% more transfers accepted (docs/scaling.md). SQLite positions
+  // an event as it writes it: nothing to leave out there.
   std::vector<Statement> positioned_only;
   for (const char* index : {"events_by_position", "events_by_tenant_position"}) {
     positioned_only.push_back(postgres_only(std::string("DROP INDEX ") + index));
