@@ -1,7 +1,8 @@
 // Existing data folders move to the new schema with nothing lost: a database at schema 4 (what
 // the previous release wrote: account holders, a funded ledger, events) is migrated to the
 // latest, on both engines, and every row is still there, the system balances are derived,
-// events get positions, and the books verify.
+// events get positions, and the books verify. Batches of outgoing transfers of schema 20 get
+// their count of moving transfers.
 #include <gtest/gtest.h>
 
 #include "domain/events/events.hpp"
@@ -100,6 +101,47 @@ TEST_P(MigrationTest, Schema4DataSurvivesTheMigrationToTheLatest) {
   }));
   EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM account_holders WHERE external_id IS NULL"), 2);
   EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
+}
+
+// Batches written before migration 21 get their count of moving transfers from their rows: the
+// processor counts down from it.
+TEST_P(MigrationTest, BatchesOfSchema20CountTheirMovingTransfers) {
+  TempStore temp(GetParam(), 20);
+  static_cast<void>(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    for (const char* batch : {"bbotb_moving", "bbotb_ended"}) {
+      tx.exec("INSERT INTO outgoing_transfer_batches (tenant_id, id, tenant_account_id, state, "
+              "accepted_count, duplicated_count, rejected_count, inserted_at, updated_at) VALUES "
+              "('ten_1', ?, 'bbtacc_1', ?, 3, 0, 0, '2026-11-26T10:00:00.000000Z', 'x')",
+              {std::string(batch),
+               std::string(std::string(batch) == "bbotb_ended" ? "completed" : "created")});
+    }
+    // bbotb_moving: two of its three transfers still move; bbotb_ended: none does.
+    const char* transfer =
+        "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, external_id, "
+        "tenant_account_id, amount, currency, end_to_end_id, payment_id, payer_name, "
+        "resolution_request_id, target_id, key_type, key_value, target, metadata, state, "
+        "timemarks, held, next_step_at_micros, inserted_at, updated_at) VALUES ('ten_1', ?, ?, "
+        "?, 'bbtacc_1', 100, 'COP', 'e', 'p', 'n', 'r', 't', 'cellphone', '3001234565', '[]', "
+        "'{}', 'created', '{}', 100, ?, '2026-11-26T10:00:00.000000Z', 'x')";
+    int n = 0;
+    for (const char* batch : {"bbotb_moving", "bbotb_ended"}) {
+      for (int i = 0; i < 3; ++i, ++n) {
+        const bool moving = std::string(batch) == "bbotb_moving" && i < 2;
+        const store::Value next_step =
+            moving ? store::Value(std::int64_t{1'000'000}) : store::Value(nullptr);
+        tx.exec(transfer, {"bbot_" + std::to_string(n), std::string(batch),
+                           "ext-" + std::to_string(n), next_step});
+      }
+    }
+    return 0;
+  }));
+  EXPECT_GE(store::migrate(*temp.store), 21);
+  EXPECT_EQ(scalar(*temp.store, "SELECT moving_count FROM outgoing_transfer_batches "
+                                "WHERE id = 'bbotb_moving'"),
+            2);
+  EXPECT_EQ(scalar(*temp.store, "SELECT moving_count FROM outgoing_transfer_batches "
+                                "WHERE id = 'bbotb_ended'"),
+            0);
 }
 
 TESORO_ON_BOTH_ENGINES(MigrationTest);

@@ -512,6 +512,7 @@ TEST_P(OutgoingTransfersTest, ABatchsTransfersAreFoundByItsTimeEvenBesideABatchO
   // Every step: both ended and completed.
   process(*temp->store, now + 10'000'000);
   EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfer_batches WHERE state = 'completed'"), 2);
+  EXPECT_EQ(integer("SELECT SUM(moving_count) FROM outgoing_transfer_batches"), 0);
   EXPECT_TRUE(violations().empty()) << ::testing::PrintToString(violations());
   const std::string moved = first.accepted[0].id;
   tamper("UPDATE outgoing_transfers SET inserted_at = ? WHERE id = ?",
@@ -520,6 +521,43 @@ TEST_P(OutgoingTransfersTest, ABatchsTransfersAreFoundByItsTimeEvenBesideABatchO
   ASSERT_EQ(found.size(), 1u) << ::testing::PrintToString(found);
   EXPECT_NE(found[0].find(moved), std::string::npos) << found[0];
   EXPECT_NE(found[0].find("but its batch " + first.id), std::string::npos) << found[0];
+}
+
+// A batch counts its moving transfers down as they end, over as many passes as they take, and
+// is completed when none moves; verify reports a count that does not match the transfers.
+TEST_P(OutgoingTransfersTest, ABatchCountsItsMovingTransfersDownToItsCompletion) {
+  const transfers::Batch batch = send(3, 1'000);
+  auto moving_count = [&] {
+    return integer("SELECT moving_count FROM outgoing_transfer_batches WHERE id = ?", {batch.id});
+  };
+  auto completed = [&] {
+    return integer("SELECT COUNT(*) FROM outgoing_transfer_batches WHERE id = ? "
+                   "AND state = 'completed'", {batch.id}) == 1;
+  };
+  EXPECT_EQ(moving_count(), 3) << "every accepted transfer moves";
+  // One transfer is a step ahead of the others (as if accepted a second earlier): it ends in a
+  // pass of its own.
+  const std::string ahead = batch.accepted[0].id;
+  tamper("UPDATE outgoing_transfers SET next_step_at_micros = next_step_at_micros - 1000000 "
+         "WHERE id = ?", {ahead});
+  process(*temp->store, now + 4'500'000);  // the one ahead took its last step, the others not
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers WHERE next_step_at_micros IS NULL "
+                    "AND id = ?", {ahead}), 1);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers WHERE next_step_at_micros IS NULL"),
+            1);
+  EXPECT_EQ(moving_count(), 2);
+  EXPECT_FALSE(completed());
+  EXPECT_TRUE(violations().empty()) << ::testing::PrintToString(violations());
+  process(*temp->store, now + 10'000'000);
+  EXPECT_EQ(moving_count(), 0);
+  EXPECT_TRUE(completed());
+  EXPECT_TRUE(violations().empty()) << ::testing::PrintToString(violations());
+  tamper("UPDATE outgoing_transfer_batches SET moving_count = 1 WHERE id = ?", {batch.id});
+  const std::vector<std::string> found = violations();
+  ASSERT_EQ(found.size(), 1u) << ::testing::PrintToString(found);
+  EXPECT_NE(found[0].find(batch.id), std::string::npos) << found[0];
+  EXPECT_NE(found[0].find("moving_count 1 but 0 of its transfers moving"), std::string::npos)
+      << found[0];
 }
 
 TEST_P(OutgoingTransfersTest, AnInactiveSourceIsNotFoundAndHoldsNothing) {

@@ -318,14 +318,15 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedB
 
 void insert_batch(store::Tx& tx, const std::string& tenant_id, const Batch& batch,
                   std::size_t accepted) {
+  // Every accepted transfer moves until it ends: moving_count starts at the accepted count.
   tx.exec("INSERT INTO outgoing_transfer_batches (tenant_id, id, tenant_account_id, description, "
-          "state, accepted_count, duplicated_count, rejected_count, inserted_at, updated_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          "state, accepted_count, duplicated_count, rejected_count, moving_count, inserted_at, "
+          "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           {tenant_id, batch.id, batch.tenant_account_id, store::optional_value(batch.description),
            batch.state, static_cast<std::int64_t>(accepted),
            static_cast<std::int64_t>(batch.duplicated.size()),
-           static_cast<std::int64_t>(batch.rejected.size()), batch.inserted_at,
-           batch.updated_at});
+           static_cast<std::int64_t>(batch.rejected.size()), static_cast<std::int64_t>(accepted),
+           batch.inserted_at, batch.updated_at});
 }
 
 }  // namespace

@@ -317,12 +317,12 @@ Status Pass::settle_all() {
 
 void Pass::write_all() {
   std::map<std::string, std::vector<const Transfer*>> changed;  // by tenant
-  std::set<std::pair<std::string, std::string>> ended_batches;
+  std::map<std::pair<std::string, std::string>, std::int64_t> ended_by_batch;  // how many ended
   std::vector<events::Emission> emissions;
   for (const Moving& m : moving_) {
     changed[m.tenant_id].push_back(&m.transfer);
     if (m.transfer.batch_id && rows::is_final(m.transfer.state)) {
-      ended_batches.emplace(m.tenant_id, *m.transfer.batch_id);
+      ++ended_by_batch[{m.tenant_id, *m.transfer.batch_id}];
     }
     for (const Moving::Step& step : m.steps) {
       if (!step.leg) {
@@ -338,15 +338,17 @@ void Pass::write_all() {
       if (step.leg) payouts::follow(tx_, m.tenant_id, *step.leg, step.at);
     }
   }
-  // A batch is completed once none of its transfers moves.
-  for (const auto& [tenant_id, batch_id] : ended_batches) {
-    // Its transfers, through the time index: they have the batch's inserted_at.
-    tx_.exec("UPDATE outgoing_transfer_batches SET state = 'completed', updated_at = ? "
-             "WHERE tenant_id = ? AND id = ? AND state = 'created' AND NOT EXISTS (SELECT 1 "
-             "FROM outgoing_transfers t WHERE t.tenant_id = ? AND t.batch_id = ? "
-             "AND t.inserted_at = outgoing_transfer_batches.inserted_at "
-             "AND t.next_step_at_micros IS NOT NULL)",
-             {time::iso(tenant_clock::now(tx_, tenant_id, real_now_)), tenant_id, batch_id,
+  // A batch is completed once none of its transfers moves: its count of moving transfers goes
+  // down by those that ended here (each transfer ends in one pass only: rows another node moved
+  // were left out in lock_sources) and the batch completes when it reaches 0. SET reads the
+  // row's values before the update.
+  for (const auto& [batch, ended] : ended_by_batch) {
+    const auto& [tenant_id, batch_id] = batch;
+    tx_.exec("UPDATE outgoing_transfer_batches SET moving_count = moving_count - ?, "
+             "state = CASE WHEN moving_count = ? THEN 'completed' ELSE state END, "
+             "updated_at = CASE WHEN moving_count = ? THEN ? ELSE updated_at END "
+             "WHERE tenant_id = ? AND id = ?",
+             {ended, ended, ended, time::iso(tenant_clock::now(tx_, tenant_id, real_now_)),
               tenant_id, batch_id});
   }
 }
@@ -450,6 +452,15 @@ std::vector<std::string> verify(store::Tx& tx) {
          "(SELECT 1 FROM outgoing_transfers t WHERE t.tenant_id = b.tenant_id "
          "AND t.batch_id = b.id AND t.inserted_at = b.inserted_at "
          "AND t.next_step_at_micros IS NOT NULL)",
+         "outgoing transfer batch");
+  // The processor completes a batch when its count of moving transfers reaches 0. Counted over
+  // the moving transfers only (their partial index), grouped by batch.
+  report("SELECT b.tenant_id, b.id, 'moving_count ' || CAST(b.moving_count AS TEXT) || ' but ' "
+         "|| CAST(COALESCE(m.n, 0) AS TEXT) || ' of its transfers moving' "
+         "FROM outgoing_transfer_batches b LEFT JOIN (SELECT tenant_id, batch_id, COUNT(*) AS n "
+         "FROM outgoing_transfers WHERE next_step_at_micros IS NOT NULL AND batch_id IS NOT NULL "
+         "GROUP BY tenant_id, batch_id) m ON m.tenant_id = b.tenant_id AND m.batch_id = b.id "
+         "WHERE b.moving_count <> COALESCE(m.n, 0)",
          "outgoing transfer batch");
   return violations;
 }
