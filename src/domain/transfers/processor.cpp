@@ -341,7 +341,8 @@ void Pass::write_all() {
   // A batch is completed once none of its transfers moves: its count of moving transfers goes
   // down by those that ended here (each transfer ends in one pass only: rows another node moved
   // were left out in lock_sources) and the batch completes when it reaches 0. SET reads the
-  // row's values before the update.
+  // row's values before the update. The map's (tenant, batch) order is the order every pass
+  // locks batch rows in: two nodes ending transfers of the same batches queue, never deadlock.
   for (const auto& [batch, ended] : ended_by_batch) {
     const auto& [tenant_id, batch_id] = batch;
     tx_.exec("UPDATE outgoing_transfer_batches SET moving_count = moving_count - ?, "
