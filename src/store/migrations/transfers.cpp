@@ -76,9 +76,9 @@ std::vector<Migration> transfer_migrations() {
            "UNIQUE (tenant_id, external_id))",
        }},
       // A batch's transfers are found through the time index instead: they all have the batch's
-      // inserted_at (transfers::list_transfers, the processor's end of a batch), which left
-      // this index, the largest of the table's (110-byte keys), a fifth of what a batch wrote
-      // besides the rows themselves.
+      // inserted_at (transfers::list_transfers; the processor's end of a batch too, until
+      // migration 21), which left this index, the largest of the table's (110-byte keys), a
+      // fifth of what a batch wrote besides the rows themselves.
       {18, "outgoing_transfers_without_batch_index",
        {"DROP INDEX outgoing_transfers_by_batch"}},
       // How many of a batch's transfers still move: the processor counts down as they end and
