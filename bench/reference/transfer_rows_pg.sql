@@ -2,8 +2,8 @@
 -- batch of 1000 transfers writes, in three schemas, each measured by pgbench with
 -- transfer_rows_pg.pgbench (search_path set to the schema through PGOPTIONS):
 --   transfers             the outgoing_transfers table and indexes of migrations 14 and 18;
---   transfers_and_events  the same, and each transfer's outgoing_transfer.created event (the
---                         events table as migrations 1, 9, 19 and 20 leave it on PostgreSQL);
+--   transfers_and_events  the same, and each transfer's outgoing_transfer.created event (in
+--                         the outbox where migration 22 has PostgreSQL write it);
 --   transfer_floor        the least a row per transfer and a row per event can be: of a
 --                         transfer what its API must find it by and show, with its primary key
 --                         and the external id's uniqueness only; of its event a row without any
@@ -36,12 +36,11 @@ CREATE TABLE transfers.events (tenant_id TEXT, id TEXT, type TEXT, data TEXT, in
 CREATE TABLE transfers_and_events.outgoing_transfers
   (LIKE transfers.outgoing_transfers INCLUDING ALL);
 CREATE SEQUENCE transfers_and_events.batches;
-CREATE TABLE transfers_and_events.events (tenant_id TEXT NOT NULL, id TEXT NOT NULL,
-  type TEXT NOT NULL, data TEXT NOT NULL, inserted_at TEXT NOT NULL,
-  emitted_seq BIGSERIAL, position BIGINT, PRIMARY KEY (tenant_id, id));
-CREATE UNIQUE INDEX ON transfers_and_events.events (position) WHERE position IS NOT NULL;
-CREATE INDEX ON transfers_and_events.events (tenant_id, position) WHERE position IS NOT NULL;
-CREATE INDEX ON transfers_and_events.events (emitted_seq) WHERE position IS NULL;
+-- Where a batch writes its events on PostgreSQL: the outbox as migration 22 made it (named
+-- `events` here for the script); the sequencer moves them into the events' table later.
+CREATE TABLE transfers_and_events.events (emitted_seq BIGSERIAL PRIMARY KEY,
+  tenant_id TEXT NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+  inserted_at TEXT NOT NULL);
 
 CREATE TABLE transfer_floor.outgoing_transfers (tenant_id TEXT NOT NULL, id TEXT NOT NULL,
   batch_id TEXT NOT NULL, external_id TEXT NOT NULL, amount BIGINT NOT NULL,

@@ -105,7 +105,8 @@ TEST(CollectionAttempts, ASuccessCreditsTheTenantAccountThroughAnIncomingTransfe
   const std::vector<std::string> entry = query_column(
       server, "SELECT entry_id FROM incoming_transfers WHERE id = '" + text(result, "transfer_id") + "'");
   ASSERT_EQ(entry.size(), 1u);
-  EXPECT_EQ(query_column(server, "SELECT COUNT(*) FROM events WHERE type = 'account.credited' "
+  EXPECT_EQ(query_column(server, "SELECT COUNT(*) FROM " + all_events(server) +
+                                 " WHERE type = 'account.credited' "
                                  "AND data LIKE '%" + entry[0] + "%' AND data LIKE '%" +
                                  tenant.tenant_account_id + "%'"),
             std::vector<std::string>{"1"});

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "emitted_events.hpp"
 
 namespace payment_fixtures {
 
@@ -191,10 +192,15 @@ inline std::vector<std::string> query_column(const Server& server, const std::st
   return lines;
 }
 
+// Every event the server wrote so far (emitted_events.hpp).
+inline std::string all_events(const Server& server) {
+  return emitted_events::table(server.store_flags().at(0) != "--data");
+}
+
 // The types of the events whose data mentions `id`, in the order they were emitted.
 inline std::vector<std::string> event_types(const Server& server, const std::string& id) {
-  return query_column(server, "SELECT type FROM events WHERE data LIKE '%" + id +
-                                  "%' ORDER BY emitted_seq");
+  return query_column(server, "SELECT type FROM " + all_events(server) + " WHERE data LIKE '%" +
+                                  id + "%' ORDER BY emitted_seq");
 }
 
 }  // namespace payment_fixtures

@@ -14,6 +14,7 @@
 #include "domain/ledger/journal.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 #include "test_stores.hpp"
+#include "emitted_events.hpp"
 
 using namespace tesoro;
 
@@ -130,7 +131,9 @@ class CardTransactionsTest : public test_stores::EngineStoreTest {
 
   std::int64_t count_events(const std::string& type) {
     return temp->store->read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
-      return tx.query_one("SELECT COUNT(*) FROM events WHERE type = ?", {type})->integer(0);
+      const std::string events = emitted_events::table(tx.engine() == store::Engine::postgres);
+      return tx.query_one("SELECT COUNT(*) FROM " + events + " WHERE type = ?", {type})
+          ->integer(0);
     }).value();
   }
 

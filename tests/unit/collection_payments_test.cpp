@@ -14,6 +14,7 @@
 #include "domain/collections/qr_codes.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "test_stores.hpp"
+#include "emitted_events.hpp"
 
 using namespace tesoro;
 
@@ -146,6 +147,10 @@ class CollectionPaymentsTest : public test_stores::EngineStoreTest {
     });
   }
 
+  // Every event written so far (emitted_events.hpp).
+  std::string events() const {
+    return emitted_events::table(GetParam() == store::Engine::postgres);
+  }
   std::int64_t integer(const std::string& sql, const store::Params& params = {}) {
     return temp->store
         ->read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
@@ -206,7 +211,8 @@ TEST_P(CollectionPaymentsTest, ACanceledCodeCannotBePaidAndCountsTheFailure) {
   EXPECT_EQ(rejected->state_reason, "qr_canceled");
   EXPECT_EQ(rejected->qr_code_id, qr.id);
   EXPECT_EQ(integer("SELECT failed_attempts FROM qr_codes WHERE id = ?", {qr.id}), 1);
-  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'collection.attempt_unsuccessful'"),
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM " + events() +
+                    " WHERE type = 'collection.attempt_unsuccessful'"),
             1);
   EXPECT_TRUE(violations().empty());
 }
@@ -243,7 +249,8 @@ TEST_P(CollectionPaymentsTest, ARequestedErrorIsAJobThatFailsTheAttemptOnce) {
   EXPECT_EQ(failed->state_reason, "tx_breb_timeout");
   EXPECT_EQ(failed->qr_code_id, qr.id);
   EXPECT_EQ(integer("SELECT failed_attempts FROM qr_codes WHERE id = ?", {qr.id}), 1);
-  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'collection.attempt_unsuccessful'"),
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM " + events() +
+                    " WHERE type = 'collection.attempt_unsuccessful'"),
             1);
   EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {tenant_account}), 0);
   // The code was never paid: a success still spends it.

@@ -6,6 +6,7 @@
 #include "domain/collections/collections.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "test_stores.hpp"
+#include "emitted_events.hpp"
 
 using namespace tesoro;
 
@@ -95,8 +96,9 @@ class CollectionsDomain : public test_stores::EngineStoreTest {
     return write<std::vector<std::string>>([&](store::Tx& tx) -> Result<std::vector<std::string>> {
       std::vector<std::string> types;
       for (const store::Row& row :
-           tx.query("SELECT type FROM events WHERE tenant_id = ? AND type LIKE 'collection.%' "
-                    "ORDER BY emitted_seq",
+           tx.query("SELECT type FROM " +
+                        emitted_events::table(tx.engine() == store::Engine::postgres) +
+                        " WHERE tenant_id = ? AND type LIKE 'collection.%' ORDER BY emitted_seq",
                     {k_tenant})) {
         types.push_back(row.text(0));
       }

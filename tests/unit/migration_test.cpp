@@ -144,4 +144,31 @@ TEST_P(MigrationTest, BatchesOfSchema20CountTheirMovingTransfers) {
             0);
 }
 
+// Events written without a position before migration 22 are positioned after it, after every
+// positioned event and in the order they were emitted: on PostgreSQL they move into the outbox
+// and the sequencer moves them back with their positions; on SQLite they stay where they are.
+TEST_P(MigrationTest, UnpositionedEventsOfSchema21ArePositionedInEmissionOrder) {
+  TempStore temp(GetParam(), 21);
+  static_cast<void>(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at, position) VALUES "
+            "('t', 'evt_positioned', 'x', '{}', 'x', 1)");
+    for (const char* id : {"evt_waiting_1", "evt_waiting_2"}) {
+      tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES "
+              "('t', ?, 'x', '{}', 'x')",
+              {std::string(id)});
+    }
+    return 0;
+  }));
+  EXPECT_GE(store::migrate(*temp.store), 22);
+  if (GetParam() == store::Engine::postgres) {
+    EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM event_outbox"), 2);
+    EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM events"), 1);
+  }
+  EXPECT_EQ(temp.store->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return events::assign_positions(tx, 100);
+  }).value(), 2);
+  EXPECT_EQ(scalar(*temp.store, "SELECT position FROM events WHERE id = 'evt_waiting_1'"), 2);
+  EXPECT_EQ(scalar(*temp.store, "SELECT position FROM events WHERE id = 'evt_waiting_2'"), 3);
+}
+
 TESORO_ON_BOTH_ENGINES(MigrationTest);

@@ -266,7 +266,15 @@ TEST(Schema, BothEnginesEndAtTheSameSchema) {
   if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
   TempStore sqlite(store::Engine::sqlite);
   TempStore postgres(store::Engine::postgres);
-  EXPECT_EQ(schema_of(*sqlite.store), schema_of(*postgres.store));
+  // Where an event waits for its position differs (migration 22): PostgreSQL's outbox, and
+  // SQLite's index of events an earlier version left without one (SQLite positions as it writes).
+  Schema of_postgres = schema_of(*postgres.store);
+  std::erase_if(of_postgres, [](const std::string& item) {
+    return item.starts_with("column event_outbox.");
+  });
+  Schema of_sqlite = schema_of(*sqlite.store);
+  EXPECT_EQ(of_sqlite.erase("index events_unsequenced"), 1u);
+  EXPECT_EQ(of_sqlite, of_postgres);
 }
 
 TEST(Schema, TenantDataKeysIncludeTenantId) {
@@ -275,9 +283,11 @@ TEST(Schema, TenantDataKeysIncludeTenantId) {
   // Global by design: the tenant list, the schema version, credential lookups by secret, and the
   // network's key directory (a payer names a key, not a tenant: a key is unique network-wide),
   // the webhook fan-out cursor (one position in the events of every tenant), and the console's
-  // failed sign-ins (counted by the email tried and the caller's address, which name no tenant).
+  // failed sign-ins (counted by the email tried and the caller's address, which name no tenant),
+  // and the events waiting for their position (one order across tenants: the sequencer's).
   const std::set<std::string> global = {"tenants", "schema_migrations", "network_keys",
-                                        "webhook_fanout", "console_sign_in_failures"};
+                                        "webhook_fanout", "console_sign_in_failures",
+                                        "event_outbox"};
   auto violations = postgres.store->read<std::vector<std::string>>([&](store::Tx& tx) -> Result<std::vector<std::string>> {
     std::vector<std::string> out;
     for (const auto& row : tx.query(

@@ -19,6 +19,12 @@ namespace {
 // transactions commit in another order than they write, leaves it to the sequencer.
 bool positions_on_insert(const store::Tx& tx) { return tx.engine() == store::Engine::sqlite; }
 
+// Where PostgreSQL writes an event until the sequencer positions it: event_outbox (migration
+// 22), from which the sequencer moves it into `events` with its position, so that every event
+// row is written once, positioned, instead of a second time by an UPDATE that put a new
+// version of it in each index of the events' table.
+const char* unpositioned_table() { return "event_outbox"; }
+
 std::int64_t last_position(store::Tx& tx) {
   return tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
 }
@@ -61,7 +67,8 @@ std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view typ
             "VALUES (?, ?, ?, ?, ?, ?)",
             values);
   } else {
-    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES (?, ?, ?, ?, ?)",
+    tx.exec(std::string("INSERT INTO ") + unpositioned_table() +
+                " (tenant_id, id, type, data, inserted_at) VALUES (?, ?, ?, ?, ?)",
             values);
   }
   notify_emitted(tx);
@@ -92,8 +99,10 @@ void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
   store::exec_many(tx,
-                   positioned ? "INSERT INTO events (tenant_id, id, type, data, inserted_at, position)"
-                              : "INSERT INTO events (tenant_id, id, type, data, inserted_at)",
+                   positioned ? std::string("INSERT INTO events (tenant_id, id, type, data, "
+                                            "inserted_at, position)")
+                              : std::string("INSERT INTO ") + unpositioned_table() +
+                                    " (tenant_id, id, type, data, inserted_at)",
                    width, "", std::move(values));
   notify_emitted(tx);
 }
@@ -104,13 +113,32 @@ std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {
     // snapshot taken after the lock: it sees every position the previous holder committed.
     tx.query("SELECT pg_advisory_xact_lock(7303)");
   }
-  const std::int64_t last = tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
-  std::int64_t positioned = tx.exec(
-      "UPDATE events SET position = ? + ranked.n FROM (SELECT tenant_id, id, "
-      "ROW_NUMBER() OVER (ORDER BY emitted_seq) AS n FROM events WHERE position IS NULL "
-      "ORDER BY emitted_seq LIMIT ?) AS ranked "
-      "WHERE events.tenant_id = ranked.tenant_id AND events.id = ranked.id",
-      {last, limit});
+  const std::int64_t last = last_position(tx);
+  std::int64_t positioned = 0;
+  if (tx.engine() == store::Engine::postgres) {
+    // The oldest emitted leave the outbox for the events' table, positioned in emission order.
+    // They are named by their range of emitted_seq, bounded on both sides: the planner then
+    // reads that range through the outbox's key even before the table has statistics (a
+    // one-sided range, or `IN (... LIMIT ?)`, planned on an empty table's estimates, read the
+    // whole outbox for every row it moved).
+    const std::string outbox = unpositioned_table();
+    positioned = tx.exec(
+        "WITH moved AS (DELETE FROM " + outbox + " WHERE emitted_seq BETWEEN (SELECT MIN(" +
+            "emitted_seq) FROM " + outbox + ") AND (SELECT MAX(emitted_seq) FROM (SELECT " +
+            "emitted_seq FROM " + outbox + " ORDER BY emitted_seq LIMIT ?) AS oldest) "
+            "RETURNING *) "
+            "INSERT INTO events (tenant_id, id, type, data, inserted_at, emitted_seq, position) "
+            "SELECT tenant_id, id, type, data, inserted_at, emitted_seq, "
+            "? + ROW_NUMBER() OVER (ORDER BY emitted_seq) FROM moved",
+            {limit, last});
+  } else {
+    positioned = tx.exec(
+        "UPDATE events SET position = ? + ranked.n FROM (SELECT tenant_id, id, "
+        "ROW_NUMBER() OVER (ORDER BY emitted_seq) AS n FROM events WHERE position IS NULL "
+        "ORDER BY emitted_seq LIMIT ?) AS ranked "
+        "WHERE events.tenant_id = ranked.tenant_id AND events.id = ranked.id",
+        {last, limit});
+  }
   if (positioned > 0) tx.notify(std::string(k_sequenced_topic));
   return positioned;
 }

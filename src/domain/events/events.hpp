@@ -6,10 +6,11 @@
 // reader that has consumed every event up to position P never later finds a committed event
 // below P. Ids and sequences drawn inside transactions cannot give it on PostgreSQL, where
 // transactions commit in another order than they started. So an event is written without a
-// position, and the sequencer (assign_positions, run by a background worker after commits)
-// gives committed events positions above every position given before, under one lock across
-// nodes: positions are handed out in commit order of the sequencer's own units, and an event
-// is visible to readers only once it has one. Inside one transaction events keep the order in
+// position (on PostgreSQL into event_outbox), and the sequencer (assign_positions, run by a
+// background worker after commits) gives committed events positions above every position given
+// before, under one lock across nodes (on PostgreSQL moving them into `events` as it does):
+// positions are handed out in commit order of the sequencer's own units, and an event is
+// visible to readers only once it has one. Inside one transaction events keep the order in
 // which they were emitted. On SQLite, whose one writer commits units in the order it runs them,
 // emit() gives the position itself and the sequencer only positions rows an earlier version
 // left without one.
