@@ -117,20 +117,21 @@ std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {
   std::int64_t positioned = 0;
   if (tx.engine() == store::Engine::postgres) {
     // The oldest emitted leave the outbox for the events' table, positioned in emission order.
-    // They are named by their range of emitted_seq, bounded on both sides: the planner then
-    // reads that range through the outbox's key even before the table has statistics (a
-    // one-sided range, or `IN (... LIMIT ?)`, planned on an empty table's estimates, read the
-    // whole outbox for every row it moved).
+    // They are named by their range of emitted_seq, both ends found in one walk of the key from
+    // its start (where the entries of events moved by passes still visible to other snapshots
+    // lie, each a heap visit): with one row of bounds the planner reads that range through the
+    // key, also before the table has statistics (`IN (... LIMIT ?)`, planned on an empty
+    // table's estimates, read the whole outbox again for every event it moved).
     const std::string outbox = unpositioned_table();
     positioned = tx.exec(
-        "WITH moved AS (DELETE FROM " + outbox + " WHERE emitted_seq BETWEEN (SELECT MIN(" +
-            "emitted_seq) FROM " + outbox + ") AND (SELECT MAX(emitted_seq) FROM (SELECT " +
-            "emitted_seq FROM " + outbox + " ORDER BY emitted_seq LIMIT ?) AS oldest) "
-            "RETURNING *) "
-            "INSERT INTO events (tenant_id, id, type, data, inserted_at, emitted_seq, position) "
-            "SELECT tenant_id, id, type, data, inserted_at, emitted_seq, "
-            "? + ROW_NUMBER() OVER (ORDER BY emitted_seq) FROM moved",
-            {limit, last});
+        "WITH oldest AS (SELECT MIN(emitted_seq) AS first, MAX(emitted_seq) AS last FROM "
+        "(SELECT emitted_seq FROM " + outbox + " ORDER BY emitted_seq LIMIT ?) AS o), "
+        "moved AS (DELETE FROM " + outbox + " x USING oldest WHERE x.emitted_seq BETWEEN "
+        "oldest.first AND oldest.last RETURNING x.*) "
+        "INSERT INTO events (tenant_id, id, type, data, inserted_at, emitted_seq, position) "
+        "SELECT tenant_id, id, type, data, inserted_at, emitted_seq, "
+        "? + ROW_NUMBER() OVER (ORDER BY emitted_seq) FROM moved",
+        {limit, last});
   } else {
     positioned = tx.exec(
         "UPDATE events SET position = ? + ranked.n FROM (SELECT tenant_id, id, "
