@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "harness.hpp"
 #include "emitted_events.hpp"
+#include "harness.hpp"
 
 namespace payment_fixtures {
 

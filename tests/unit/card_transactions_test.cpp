@@ -13,8 +13,8 @@
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
-#include "test_stores.hpp"
 #include "emitted_events.hpp"
+#include "test_stores.hpp"
 
 using namespace tesoro;
 

@@ -13,8 +13,8 @@
 #include "domain/collections/collections.hpp"
 #include "domain/collections/qr_codes.hpp"
 #include "domain/ledger/accounts.hpp"
-#include "test_stores.hpp"
 #include "emitted_events.hpp"
+#include "test_stores.hpp"
 
 using namespace tesoro;
 

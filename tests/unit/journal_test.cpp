@@ -9,8 +9,8 @@
 #include "core/metrics.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
-#include "test_stores.hpp"
 #include "emitted_events.hpp"
+#include "test_stores.hpp"
 
 using namespace tesoro;
 using test_stores::TempStore;

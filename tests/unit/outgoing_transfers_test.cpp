@@ -15,8 +15,8 @@
 #include "domain/ledger/accounts.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 #include "domain/transfers/transfer_rows.hpp"
-#include "test_stores.hpp"
 #include "emitted_events.hpp"
+#include "test_stores.hpp"
 
 using namespace tesoro;
 
