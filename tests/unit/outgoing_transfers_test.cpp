@@ -456,8 +456,7 @@ TEST_P(OutgoingTransfersTest, TwoNodesPassesSettleEachTransferOnce) {
   second.join();
   EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers WHERE state = 'successful'"), 400);
   EXPECT_EQ(integer("SELECT COUNT(*) FROM journal_entries WHERE kind = 'outgoing_transfer'"), 400);
-  EXPECT_EQ(count_events("type = 'outgoing_transfer.successful'"),
-            400);
+  EXPECT_EQ(count_events("type = 'outgoing_transfer.successful'"), 400);
   EXPECT_EQ(integer("SELECT balance FROM ledger_accounts WHERE id = ?", {source}), 600'000);
   EXPECT_TRUE(violations().empty());
 }

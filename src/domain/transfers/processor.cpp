@@ -205,8 +205,8 @@ void Pass::lock_sources() {
   for (const Moving& m : moving_) ids[m.tenant_id].push_back(m.transfer.id);
   std::set<std::pair<std::string, std::string>> unchanged;
   for (const auto& [tenant_id, of_tenant] : ids) {
-    for (const Transfer& t : rows::by_ids(tx_, tenant_id, of_tenant, /*lock=*/true)) {
-      unchanged.emplace(tenant_id, t.id + "\n" + t.updated_at);
+    for (std::string& version : rows::lock_versions(tx_, tenant_id, of_tenant)) {
+      unchanged.emplace(tenant_id, std::move(version));
     }
   }
   std::erase_if(moving_, [&](const Moving& m) {

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include <array>
+#include <functional>
 #include <set>
 
 #include "core/json_writer.hpp"
@@ -180,19 +181,42 @@ void save_progress(store::Tx& tx, const std::string& tenant_id,
       std::move(values));
 }
 
+namespace {
+
+// Every row of the tenant's transfers with these ids, a statement per chunk: `columns` of each,
+// locked when `lock`.
+void for_each_by_id(store::Tx& tx, const std::string& tenant_id,
+                    const std::vector<std::string>& ids, std::string_view columns, bool lock,
+                    const std::function<void(const store::Row&)>& each) {
+  store::for_each_chunk(ids.size(), [&](std::size_t first, std::size_t count) {
+    store::Params params = {tenant_id};
+    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(ids[i]);
+    const std::string sql = "SELECT " + std::string(columns) +
+                            " FROM outgoing_transfers WHERE tenant_id = ? AND id IN " +
+                            store::in_list(count) + std::string(lock ? tx.lock_rows() : "");
+    for (const store::Row& row : tx.query(sql, params)) each(row);
+  });
+}
+
+}  // namespace
+
 std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
                              const std::vector<std::string>& ids, bool lock) {
   std::vector<Transfer> found;
   found.reserve(ids.size());
-  store::for_each_chunk(ids.size(), [&](std::size_t first, std::size_t count) {
-    store::Params params = {tenant_id};
-    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(ids[i]);
-    const std::string sql = std::string("SELECT ") + k_columns +
-                            " FROM outgoing_transfers WHERE tenant_id = ? AND id IN " +
-                            store::in_list(count) + std::string(lock ? tx.lock_rows() : "");
-    for (const store::Row& row : tx.query(sql, params)) found.push_back(from_row(row));
-  });
+  for_each_by_id(tx, tenant_id, ids, k_columns, lock,
+                 [&](const store::Row& row) { found.push_back(from_row(row)); });
   return found;
+}
+
+std::vector<std::string> lock_versions(store::Tx& tx, const std::string& tenant_id,
+                                       const std::vector<std::string>& ids) {
+  std::vector<std::string> versions;
+  versions.reserve(ids.size());
+  for_each_by_id(tx, tenant_id, ids, "id, updated_at", /*lock=*/true, [&](const store::Row& row) {
+    versions.push_back(row.text(0) + "\n" + row.text(1));
+  });
+  return versions;
 }
 
 std::string_view next_state(std::string_view state) {
