@@ -19,12 +19,6 @@ namespace {
 // transactions commit in another order than they write, leaves it to the sequencer.
 bool positions_on_insert(const store::Tx& tx) { return tx.engine() == store::Engine::sqlite; }
 
-// Where PostgreSQL writes an event until the sequencer positions it: event_outbox (migration
-// 22), from which the sequencer moves it into `events` with its position, so that every event
-// row is written once, positioned, instead of a second time by an UPDATE that put a new
-// version of it in each index of the events' table.
-const char* unpositioned_table() { return "event_outbox"; }
-
 std::int64_t last_position(store::Tx& tx) {
   return tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
 }
@@ -67,8 +61,8 @@ std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view typ
             "VALUES (?, ?, ?, ?, ?, ?)",
             values);
   } else {
-    tx.exec(std::string("INSERT INTO ") + unpositioned_table() +
-                " (tenant_id, id, type, data, inserted_at) VALUES (?, ?, ?, ?, ?)",
+    tx.exec("INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at) "
+            "VALUES (?, ?, ?, ?, ?)",
             values);
   }
   notify_emitted(tx);
@@ -99,10 +93,8 @@ void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
   store::exec_many(tx,
-                   positioned ? std::string("INSERT INTO events (tenant_id, id, type, data, "
-                                            "inserted_at, position)")
-                              : std::string("INSERT INTO ") + unpositioned_table() +
-                                    " (tenant_id, id, type, data, inserted_at)",
+                   positioned ? "INSERT INTO events (tenant_id, id, type, data, inserted_at, position)"
+                              : "INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at)",
                    width, "", std::move(values));
   notify_emitted(tx);
 }
@@ -116,17 +108,19 @@ std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {
   const std::int64_t last = last_position(tx);
   std::int64_t positioned = 0;
   if (tx.engine() == store::Engine::postgres) {
-    // The oldest emitted leave the outbox for the events' table, positioned in emission order.
-    // They are named by their range of emitted_seq, both ends found in one walk of the key from
-    // its start (where the entries of events moved by passes still visible to other snapshots
-    // lie, each a heap visit): with one row of bounds the planner reads that range through the
-    // key, also before the table has statistics (`IN (... LIMIT ?)`, planned on an empty
-    // table's estimates, read the whole outbox again for every event it moved).
-    const std::string outbox = unpositioned_table();
+    // PostgreSQL writes an event into event_outbox (migration 22) and the sequencer moves it
+    // into `events` with its position, so that an event row is written once, positioned, instead
+    // of a second time by an UPDATE that put a new version of it in every index of `events`.
+    // The oldest emitted leave the outbox, positioned in emission order. They are named by their
+    // range of emitted_seq, both ends found in one walk of the key from its start (where the
+    // entries of events moved by passes still visible to other snapshots lie, each a heap
+    // visit): with one row of bounds the planner reads that range through the key, also before
+    // the table has statistics (`IN (... LIMIT ?)`, planned on an empty table's estimates, read
+    // the whole outbox again for every event it moved).
     positioned = tx.exec(
         "WITH oldest AS (SELECT MIN(emitted_seq) AS first, MAX(emitted_seq) AS last FROM "
-        "(SELECT emitted_seq FROM " + outbox + " ORDER BY emitted_seq LIMIT ?) AS o), "
-        "moved AS (DELETE FROM " + outbox + " x USING oldest WHERE x.emitted_seq BETWEEN "
+        "(SELECT emitted_seq FROM event_outbox ORDER BY emitted_seq LIMIT ?) AS o), "
+        "moved AS (DELETE FROM event_outbox x USING oldest WHERE x.emitted_seq BETWEEN "
         "oldest.first AND oldest.last RETURNING x.*) "
         "INSERT INTO events (tenant_id, id, type, data, inserted_at, emitted_seq, position) "
         "SELECT tenant_id, id, type, data, inserted_at, emitted_seq, "

@@ -203,14 +203,14 @@ void Pass::lock_sources() {
   if (tx_.engine() != store::Engine::postgres) return;  // one writer: nothing moved meanwhile
   std::map<std::string, std::vector<std::string>> ids;  // by tenant
   for (const Moving& m : moving_) ids[m.tenant_id].push_back(m.transfer.id);
-  std::set<std::pair<std::string, std::string>> unchanged;
+  std::set<std::tuple<std::string, std::string, std::string>> unchanged;  // tenant, id, version
   for (const auto& [tenant_id, of_tenant] : ids) {
-    for (std::string& version : rows::lock_versions(tx_, tenant_id, of_tenant)) {
-      unchanged.emplace(tenant_id, std::move(version));
+    for (auto& [id, updated_at] : rows::lock_versions(tx_, tenant_id, of_tenant)) {
+      unchanged.emplace(tenant_id, std::move(id), std::move(updated_at));
     }
   }
   std::erase_if(moving_, [&](const Moving& m) {
-    return !unchanged.contains({m.tenant_id, m.transfer.id + "\n" + m.read_updated_at});
+    return !unchanged.contains({m.tenant_id, m.transfer.id, m.read_updated_at});
   });
 }
 

@@ -209,13 +209,12 @@ std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
   return found;
 }
 
-std::vector<std::string> lock_versions(store::Tx& tx, const std::string& tenant_id,
-                                       const std::vector<std::string>& ids) {
-  std::vector<std::string> versions;
+std::vector<std::pair<std::string, std::string>> lock_versions(
+    store::Tx& tx, const std::string& tenant_id, const std::vector<std::string>& ids) {
+  std::vector<std::pair<std::string, std::string>> versions;
   versions.reserve(ids.size());
-  for_each_by_id(tx, tenant_id, ids, "id, updated_at", /*lock=*/true, [&](const store::Row& row) {
-    versions.push_back(row.text(0) + "\n" + row.text(1));
-  });
+  for_each_by_id(tx, tenant_id, ids, "id, updated_at", /*lock=*/true,
+                 [&](const store::Row& row) { versions.emplace_back(row.text(0), row.text(1)); });
   return versions;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -34,10 +35,10 @@ void save_progress(store::Tx& tx, const std::string& tenant_id,
 std::vector<Transfer> by_ids(store::Tx& tx, const std::string& tenant_id,
                              const std::vector<std::string>& ids, bool lock);
 
-// The same rows locked (FOR UPDATE on PostgreSQL), read for their version only: each as
-// "<id>\n<updated_at>", which changes with every step another node makes.
-std::vector<std::string> lock_versions(store::Tx& tx, const std::string& tenant_id,
-                                       const std::vector<std::string>& ids);
+// The same rows locked (FOR UPDATE on PostgreSQL), read for their version only: each one's
+// (id, updated_at); updated_at changes with every step another node makes.
+std::vector<std::pair<std::string, std::string>> lock_versions(
+    store::Tx& tx, const std::string& tenant_id, const std::vector<std::string>& ids);
 
 // The state after `state` in the flow (created -> processing -> target_resolved -> held ->
 // sent_to_breb_provider -> successful); "" after a final state.
