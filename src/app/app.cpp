@@ -96,6 +96,22 @@ struct ClaimGuard {
 // `topics` wake it besides the clock advance. `shared_chunk` (0: none) is its chunk while units
 // of others were queued during its last pass (Store::writer_units: requests on SQLite's one
 // writer, which runs units in turn), so that they wait less behind it.
+// Counts itself in `count` (when given) for as long as it lives.
+class CountedWhile {
+ public:
+  explicit CountedWhile(std::atomic<int>* count) : count_(count) {
+    if (count_) count_->fetch_add(1);
+  }
+  ~CountedWhile() {
+    if (count_) count_->fetch_sub(1);
+  }
+  CountedWhile(const CountedWhile&) = delete;
+  CountedWhile& operator=(const CountedWhile&) = delete;
+
+ private:
+  std::atomic<int>* count_;
+};
+
 workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, int interval_ms,
                                       std::int64_t chunk,
                                       std::int64_t (*expire)(store::Tx&, time::Micros,
@@ -171,6 +187,7 @@ http::Response App::handle(http::Request& request) {
       response = api::console_page(context);
     } else if (match.outcome == http::RouteMatch::Outcome::found) {
       route_label = (proxied ? "/console/api" : "") + routes_[match.route_index].pattern;
+      const CountedWhile writing(route_method == k_get ? nullptr : &writing_requests_);
       response = dispatch(context, routes_[match.route_index]);
     } else {
       std::optional<RateLimiter::Decision> decision;
@@ -382,13 +399,16 @@ void App::start_background() {
                             limits::k_collection_expiry_interval_ms,
                             limits::k_collection_expiry_chunk_rows, collections::expire_due));
   // The sandbox network: outgoing transfers (and payout legs) through the steps that came due on
-  // their tenant's clock; woken by new transfers and by clock advances. On SQLite a pass takes a
-  // quarter of its chunk while requests write (docs/scaling.md).
-  runner_.add(expiry_worker("network.processor", "transfers.moved",
-                            limits::k_transfer_processor_interval_ms,
-                            limits::k_transfer_processor_chunk_rows, transfers::process_due,
-                            {std::string(transfers::k_moving_topic)},
-                            limits::k_transfer_processor_shared_chunk_rows));
+  // their tenant's clock; woken by new transfers and by clock advances. While requests write it
+  // gives way to them after each pass, and on SQLite a pass takes a quarter of its chunk
+  // (docs/scaling.md).
+  workers::PeriodicWorker processor = expiry_worker(
+      "network.processor", "transfers.moved", limits::k_transfer_processor_interval_ms,
+      limits::k_transfer_processor_chunk_rows, transfers::process_due,
+      {std::string(transfers::k_moving_topic)}, limits::k_transfer_processor_shared_chunk_rows);
+  processor.yield_while = [this] { return writing_requests_.load() > 0; };
+  processor.yield_factor = limits::k_transfer_processor_yield_factor;
+  runner_.add(std::move(processor));
   add_webhook_workers();
   // Sandbox attempts that asked for an `error`: failed with it once their unit has committed.
   runner_.add(workers::JobWorker{

@@ -64,6 +64,9 @@ class App {
   http::Router router_;
   api::Routes routes_;
   workers::Runner runner_;  // after store_: stopped and destroyed before it
+  // Requests that may write (any method but GET and HEAD) being handled, from routing to their
+  // answer: the network processor gives way to them (limits::k_transfer_processor_yield_factor).
+  std::atomic<int> writing_requests_{0};
   // Set when the workers stop: webhook requests in flight are dropped instead of awaited.
   std::atomic<bool> stopping_{false};
 };

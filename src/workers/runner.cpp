@@ -17,6 +17,8 @@ namespace tesoro::workers {
 namespace {
 
 constexpr std::string_view k_claim_lost = "job_claim_lost";
+// How often a worker giving way to requests looks whether they still write.
+constexpr std::chrono::milliseconds k_give_way_poll{1};
 
 std::string node_identity() {
   char host[256] = {};
@@ -31,6 +33,8 @@ struct Runner::Slot {
   std::vector<std::string> topics;
   std::chrono::milliseconds interval;
   std::function<bool()> pass;
+  std::function<bool()> yield_while;  // PeriodicWorker's
+  int yield_factor = 0;
   std::mutex mutex;
   std::condition_variable wake;
   bool woken = false;
@@ -68,6 +72,8 @@ void Runner::add(PeriodicWorker worker) {
   slot->topics = worker.topics;
   slot->interval = worker.interval;
   slot->pass = [this, run = std::move(worker.run)] { return run(store_, clock_.now()); };
+  slot->yield_while = std::move(worker.yield_while);
+  slot->yield_factor = worker.yield_factor;
   slots_.push_back(std::move(slot));
 }
 
@@ -116,6 +122,7 @@ bool Runner::run_once(std::string_view name) {
 void Runner::loop(Slot& slot) {
   while (true) {
     bool busy = false;
+    const auto started = std::chrono::steady_clock::now();
     try {
       busy = slot.pass();
     } catch (const std::exception& failure) {
@@ -126,10 +133,25 @@ void Runner::loop(Slot& slot) {
     }
     std::unique_lock lock(slot.mutex);
     if (slot.stopping) return;
+    give_way(slot, lock, std::chrono::steady_clock::now() - started);
+    if (slot.stopping) return;
     if (busy) continue;
     slot.wake.wait_for(lock, slot.interval, [&] { return slot.woken || slot.stopping; });
     slot.woken = false;
     if (slot.stopping) return;
+  }
+}
+
+void Runner::give_way(Slot& slot, std::unique_lock<std::mutex>& lock,
+                      std::chrono::steady_clock::duration last_pass) {
+  if (slot.yield_factor <= 0 || !slot.yield_while) return;
+  const auto until = std::chrono::steady_clock::now() + last_pass * slot.yield_factor;
+  // Whether requests still write is polled: they do not wake the worker when they end.
+  while (!slot.stopping && slot.yield_while()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return;
+    slot.wake.wait_until(lock, std::min(until, now + k_give_way_poll),
+                         [&] { return slot.stopping; });
   }
 }
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,12 @@ struct PeriodicWorker {
   std::vector<std::string> topics;  // after-commit notifications that wake it early
   // One pass; true when it did work and should run again at once.
   std::function<bool(store::Store&, time::Micros real_now)> run;
+  // Giving way (yield_factor 0: never): after a pass, while yield_while() holds, the next pass
+  // waits up to yield_factor times the length of the last one. Work that can lag behind requests
+  // (the sandbox network's steps) then takes at most 1 / (1 + yield_factor) of the time while
+  // they keep coming, and none of theirs once they stop.
+  std::function<bool()> yield_while;
+  int yield_factor = 0;
 };
 
 // Delay before retry `attempt` (1-based) of a failed job: 1 s, 2 s, 4 s ... at most an hour.
@@ -83,6 +90,10 @@ class Runner {
   void run_job(const JobWorker& worker, const std::string& worker_id, const jobs::Job& job,
                time::Micros real_now);
   void loop(Slot& slot);
+  // After a pass of a worker that gives way (PeriodicWorker::yield_factor): waits while requests
+  // write, up to yield_factor times `last_pass`, or until stop(). `lock` holds slot's mutex.
+  void give_way(Slot& slot, std::unique_lock<std::mutex>& lock,
+                std::chrono::steady_clock::duration last_pass);
 
   store::Store& store_;
   const time::Clock& clock_;

@@ -4,8 +4,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/metrics.hpp"
 #include "domain/auth/credentials.hpp"
@@ -244,6 +248,95 @@ TEST_P(WorkersTest, StopLetsTheRunningJobFinish) {
   release_handler.set_value();
   stopped.get();
   EXPECT_FALSE(job_row(id).has_value()) << "the running job finished and committed";
+}
+
+namespace {
+
+// A periodic worker for the giving-way tests: each pass takes about `pass_ms` (work that a
+// real pass would do), says it is busy (so without giving way the next would start at once),
+// and reports when it starts.
+struct CountedPasses {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::chrono::steady_clock::time_point> starts;
+  std::vector<std::chrono::steady_clock::duration> lengths;
+
+  workers::PeriodicWorker worker(std::string name, int pass_ms, std::function<bool()> yield_while,
+                                 int yield_factor) {
+    workers::PeriodicWorker out{std::move(name), std::chrono::milliseconds(60'000), {},
+                                [this, pass_ms](store::Store&, time::Micros) {
+                                  const auto started = std::chrono::steady_clock::now();
+                                  std::this_thread::sleep_for(std::chrono::milliseconds(pass_ms));
+                                  std::lock_guard lock(mutex);
+                                  starts.push_back(started);
+                                  lengths.push_back(std::chrono::steady_clock::now() - started);
+                                  changed.notify_all();
+                                  return true;
+                                }};
+    out.yield_while = std::move(yield_while);
+    out.yield_factor = yield_factor;
+    return out;
+  }
+
+  // Waits at most `limit` for the count of passes to reach `count`.
+  bool reached(std::size_t count, std::chrono::milliseconds limit) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, limit, [&] { return starts.size() >= count; });
+  }
+};
+
+}  // namespace
+
+// While requests write, a worker that gives way waits yield_factor times its last pass's length
+// before the next pass, instead of running again at once.
+TEST_P(WorkersTest, AWorkerGivesWayWhileRequestsWrite) {
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  CountedPasses passes;
+  runner.add(passes.worker("giving way", 30, [] { return true; }, 3));
+  runner.start();
+  ASSERT_TRUE(passes.reached(2, std::chrono::seconds(10)));
+  runner.stop();
+  std::lock_guard lock(passes.mutex);
+  const auto first_ended = passes.starts[0] + passes.lengths[0];
+  EXPECT_GE(passes.starts[1] - first_ended, 3 * passes.lengths[0])
+      << "the second pass started before three times the first one's length had passed";
+}
+
+// Once requests stop writing, the worker goes on at once instead of waiting out its pause; with
+// nobody writing it never waits.
+TEST_P(WorkersTest, AWorkerGoesOnOnceRequestsStopWriting) {
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  std::atomic<bool> writing{true};
+  CountedPasses passes;
+  // A pause of 1000 passes of 20 ms: 20 s, far beyond the waits below.
+  runner.add(passes.worker("goes on", 20, [&] { return writing.load(); }, 1000));
+  runner.start();
+  ASSERT_TRUE(passes.reached(1, std::chrono::seconds(10)));
+  EXPECT_FALSE(passes.reached(2, std::chrono::milliseconds(300)))
+      << "the worker ran again while requests were writing";
+  writing = false;
+  EXPECT_TRUE(passes.reached(2, std::chrono::seconds(5)))
+      << "the worker kept waiting after requests stopped writing";
+  EXPECT_TRUE(passes.reached(4, std::chrono::seconds(5))) << "busy passes follow one another";
+  runner.stop();
+}
+
+// stop() ends a worker's pause at once: it does not wait out the pause.
+TEST_P(WorkersTest, StopEndsAWorkersPause) {
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  CountedPasses passes;
+  runner.add(passes.worker("stopped while giving way", 20, [] { return true; }, 1000));
+  runner.start();
+  ASSERT_TRUE(passes.reached(1, std::chrono::seconds(10)));
+  auto stopped = std::async(std::launch::async, [&] { runner.stop(); });
+  EXPECT_EQ(stopped.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "stop() waited for the pause (20 s) to end";
+  stopped.get();
+  std::lock_guard lock(passes.mutex);
+  EXPECT_EQ(passes.starts.size(), 1U);
 }
 
 TESORO_ON_BOTH_ENGINES(WorkersTest);
