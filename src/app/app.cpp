@@ -90,12 +90,6 @@ struct ClaimGuard {
   ~ClaimGuard() { keys.release(claim); }
 };
 
-// A worker that moves what came due on tenant clocks, a bounded chunk per write unit, every
-// interval (real time) and at once when a sandbox clock advance wakes it, so that an advance
-// expires things at once. `expire(tx, real_now, chunk)` returns how many it moved.
-// `topics` wake it besides the clock advance. `shared_chunk` (0: none) is its chunk while units
-// of others were queued during its last pass (Store::writer_units: requests on SQLite's one
-// writer, which runs units in turn), so that they wait less behind it.
 // Counts itself in `count` (when given) for as long as it lives.
 class CountedWhile {
  public:
@@ -112,6 +106,12 @@ class CountedWhile {
   std::atomic<int>* count_;
 };
 
+// A worker that moves what came due on tenant clocks, a bounded chunk per write unit, every
+// interval (real time) and at once when a sandbox clock advance wakes it, so that an advance
+// expires things at once. `expire(tx, real_now, chunk)` returns how many it moved.
+// `topics` wake it besides the clock advance. `shared_chunk` (0: none) is its chunk while units
+// of others were queued during its last pass (Store::writer_units: requests on SQLite's one
+// writer, which runs units in turn), so that they wait less behind it.
 workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, int interval_ms,
                                       std::int64_t chunk,
                                       std::int64_t (*expire)(store::Tx&, time::Micros,
