@@ -337,6 +337,84 @@ TEST_P(NetworkStore, ACollectionKeyResolvesToItsCollectionUntilItIsInactive) {
   expect_not_found(typed("merchant_code", "55501404991"), "target.key_value");
 }
 
+// A batch resolves its keys together (network::PlainKeys: the directory read in one statement
+// per key type and chunk of 250 values): every value answers as it would alone, past the chunk
+// boundaries, with registered keys active and inactive among synthetic, failing and invalid
+// ones, repeated values, and a value not given up front.
+TEST_P(NetworkStore, ManyPlainKeysResolveAsEachAloneWould) {
+  const collections::Collection merchant = collection_with_key("merchant_code", "55501404991");
+  const collections::Collection phone = collection_with_key("cellphone", "3999990000");
+  const collections::Collection closed = collection_with_key("email", "tienda@example.com");
+  ASSERT_TRUE(run<collections::Collection>([&](store::Tx& tx) {
+                return collections::discard_collection(tx, k_other_tenant, closed.id, now);
+              }).ok());
+  std::vector<std::string> values;
+  for (int i = 0; i < 600; ++i) {
+    values.push_back("3" + std::to_string(100'000'000 + i * 7));  // synthetic cellphones
+    if (i == 0) values.push_back("55501404991");
+    if (i == 260) values.push_back("tienda@example.com");
+    if (i == 300) values.insert(values.end(), {"3001234404", "tienda", "", "3001234991"});
+    if (i == 520) values.push_back("+573999990000");
+  }
+  values.push_back(values[5]);  // asked twice
+  const collections::Collection late_one = collection_with_key("alphanumeric", "@TARDE");
+  const std::string late = "@TARDE";  // registered, and not given up front
+  auto together = run<std::vector<std::optional<network::Resolution>>>(
+      [&](store::Tx& tx) -> Result<std::vector<std::optional<network::Resolution>>> {
+        network::PlainKeys keys(tx, values);
+        std::vector<std::optional<network::Resolution>> out;
+        for (const std::string& value : values) {
+          auto resolution = keys.resolve(value, "value");
+          if (!resolution) {
+            if (resolution.error().first_code() != "target_not_found") return resolution.error();
+            out.emplace_back(std::nullopt);
+          } else {
+            out.emplace_back(std::move(resolution).value());
+          }
+        }
+        auto asked_late = keys.resolve(late, "value");
+        if (!asked_late) return asked_late.error();
+        out.emplace_back(std::move(asked_late).value());
+        return out;
+      });
+  ASSERT_TRUE(together.ok()) << together.error().errors.front().message;
+  values.push_back(late);
+  ASSERT_EQ(together->size(), values.size());
+  int registered = 0;
+  int not_found = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::optional<network::Resolution>& got = (*together)[i];
+    auto alone = plain(values[i]);
+    ASSERT_EQ(got.has_value(), alone.ok()) << values[i];
+    if (!got) {
+      expect_not_found(alone, "value");
+      ++not_found;
+      continue;
+    }
+    EXPECT_EQ(got->key_type, alone->key_type) << values[i];
+    EXPECT_EQ(got->key_value, alone->key_value) << values[i];
+    EXPECT_EQ(got->collection_id, alone->collection_id) << values[i];
+    EXPECT_EQ(got->collection_tenant_id, alone->collection_tenant_id) << values[i];
+    EXPECT_EQ(got->creditor.full_name, alone->creditor.full_name) << values[i];
+    EXPECT_EQ(got->creditor.document_number, alone->creditor.document_number) << values[i];
+    EXPECT_EQ(got->account.number, alone->account.number) << values[i];
+    EXPECT_EQ(got->participant_nit, alone->participant_nit) << values[i];
+    EXPECT_EQ(got->sandbox_failure, alone->sandbox_failure) << values[i];
+    if (got->collection_id) ++registered;
+  }
+  // The three active collections' keys (the cellphone also written +57...) and nothing else are
+  // registered; the inactive email, the 404 key and the two invalid values are not found.
+  EXPECT_EQ(registered, 3);
+  EXPECT_EQ(not_found, 4);
+  auto by_merchant = plain("55501404991");
+  ASSERT_TRUE(by_merchant.ok());
+  EXPECT_EQ(by_merchant->collection_id, merchant.id);
+  auto by_phone = plain("3999990000");
+  ASSERT_TRUE(by_phone.ok());
+  EXPECT_EQ(by_phone->collection_id, phone.id);
+  EXPECT_EQ((*together).back()->collection_id, late_one.id);
+}
+
 TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
   collection_with_key("alphanumeric", "@TIENDAANA");
   network::TargetRequest request{"plain_key", "@tiendaana", 150'000, "COP"};

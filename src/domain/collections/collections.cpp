@@ -12,6 +12,7 @@
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
+#include "store/bulk.hpp"
 #include "store/pages.hpp"
 
 namespace tesoro::collections {
@@ -454,12 +455,30 @@ Result<Collection> lock_collection(store::Tx& tx, const std::string& tenant_id,
 
 std::optional<DirectoryEntry> find_key(store::Tx& tx, const std::string& type,
                                        const std::string& normalized_value) {
-  auto row = tx.query_one(
-      "SELECT tenant_id, owner_id, state FROM network_keys "
-      "WHERE key_type = ? AND key_value = ?",
-      {type, normalized_value});
-  if (!row) return std::nullopt;
-  return DirectoryEntry{row->text(0), row->text(1), row->text(2)};
+  auto found = find_keys(tx, {{type, normalized_value}});
+  if (found.empty()) return std::nullopt;
+  return std::move(found.begin()->second);
+}
+
+std::map<KeyName, DirectoryEntry> find_keys(store::Tx& tx, const std::vector<KeyName>& keys) {
+  std::map<std::string, std::set<std::string>> values_by_type;  // each value asked once
+  for (const auto& [type, value] : keys) values_by_type[type].insert(value);
+  std::map<KeyName, DirectoryEntry> found;
+  for (const auto& [type, value_set] : values_by_type) {
+    const std::vector<std::string> values(value_set.begin(), value_set.end());
+    store::for_each_chunk(values.size(), [&](std::size_t first, std::size_t count) {
+      store::Params params = {type};
+      for (std::size_t i = first; i < first + count; ++i) params.emplace_back(values[i]);
+      for (const store::Row& row :
+           tx.query("SELECT key_value, tenant_id, owner_id, state FROM network_keys "
+                    "WHERE key_type = ? AND key_value IN " + store::in_list(count),
+                    params)) {
+        found.emplace(KeyName{type, row.text(0)},
+                      DirectoryEntry{row.text(1), row.text(2), row.text(3)});
+      }
+    });
+  }
+  return found;
 }
 
 Status record_payment(store::Tx& tx, const std::string& tenant_id, Collection& collection,

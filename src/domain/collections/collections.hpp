@@ -14,8 +14,10 @@
 // collection_attempts, incoming_transfers).
 #include <boost/json.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/page.hpp"
@@ -100,6 +102,12 @@ struct DirectoryEntry {
 };
 std::optional<DirectoryEntry> find_key(store::Tx& tx, const std::string& type,
                                        const std::string& normalized_value);
+// A key of the directory as (type, normalised value).
+using KeyName = std::pair<std::string, std::string>;
+// The registered ones among many keys, by key, read in one statement per key type and chunk of
+// values (store::for_each_chunk): what a batch of transfers resolves its thousand keys with,
+// instead of a lookup per key. Keys not registered are absent.
+std::map<KeyName, DirectoryEntry> find_keys(store::Tx& tx, const std::vector<KeyName>& keys);
 
 // A successful payment of `amount` to a collection locked by lock_collection (the caller has
 // checked payable(), the attempt amount bounds and remaining()): raises paid_amount and

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <vector>
 
 #include "core/crypto.hpp"
@@ -126,6 +127,19 @@ Error no_creditor(std::string_view path, const Candidate& key) {
                              " in the network directory");
 }
 
+Error not_a_key(std::string_view path) {
+  return not_found(path, "is not a key of any type: an identification (5 to 15 digits), a "
+                         "cellphone (10 digits starting with 3), an email, an alphanumeric "
+                         "key (@ and 3 to 20 letters or digits) or a merchant code (4 to 20 "
+                         "digits)");
+}
+
+std::vector<collections::KeyName> names(const std::vector<Candidate>& candidates) {
+  std::vector<collections::KeyName> out;
+  for (const Candidate& candidate : candidates) out.emplace_back(candidate.type, candidate.value);
+  return out;
+}
+
 // The part of a key the documented endings are read from: an email's part before '@', any
 // other key's whole value.
 std::string_view ending_part(const Candidate& key) {
@@ -215,13 +229,15 @@ Result<Resolution> registered(store::Tx& tx, const Candidate& key,
 
 // Registered keys first (an active one of any candidate type wins; an inactive one alone means
 // not found), then the synthetic directory for the most specific type.
-Result<Resolution> resolve_candidates(store::Tx& tx, const std::vector<Candidate>& candidates,
-                                      std::string_view path) {
+// `found`: the directory's entries for (at least) these candidates (collections::find_keys).
+Result<Resolution> resolve_candidates(
+    store::Tx& tx, const std::vector<Candidate>& candidates, std::string_view path,
+    const std::map<collections::KeyName, collections::DirectoryEntry>& found) {
   bool inactive = false;
   for (const Candidate& candidate : candidates) {
-    auto entry = collections::find_key(tx, candidate.type, candidate.value);
-    if (!entry) continue;
-    if (entry->state == "active") return registered(tx, candidate, *entry, path);
+    auto entry = found.find({candidate.type, candidate.value});
+    if (entry == found.end()) continue;
+    if (entry->second.state == "active") return registered(tx, candidate, entry->second, path);
     inactive = true;
   }
   const Candidate& key = candidates.front();
@@ -261,14 +277,25 @@ std::optional<std::string> plain_key_type(std::string_view value) {
 
 Result<Resolution> resolve_plain_key(store::Tx& tx, std::string_view value,
                                      std::string_view path) {
-  const std::vector<Candidate> candidates = candidates_of(value);
-  if (candidates.empty()) {
-    return not_found(path, "is not a key of any type: an identification (5 to 15 digits), a "
-                           "cellphone (10 digits starting with 3), an email, an alphanumeric "
-                           "key (@ and 3 to 20 letters or digits) or a merchant code (4 to 20 "
-                           "digits)");
+  const std::string key(value);
+  return PlainKeys(tx, {key}).resolve(key, path);
+}
+
+PlainKeys::PlainKeys(store::Tx& tx, const std::vector<std::string>& values) : tx_(tx) {
+  std::vector<collections::KeyName> keys;
+  for (const std::string& value : values) {
+    if (!asked_.insert(value).second) continue;
+    for (collections::KeyName& name : names(candidates_of(value))) keys.push_back(std::move(name));
   }
-  return resolve_candidates(tx, candidates, path);
+  found_ = collections::find_keys(tx_, keys);
+}
+
+Result<Resolution> PlainKeys::resolve(const std::string& value, std::string_view path) {
+  const std::vector<Candidate> candidates = candidates_of(value);
+  if (candidates.empty()) return not_a_key(path);
+  // A value not given up front: its candidates are read now.
+  if (asked_.insert(value).second) found_.merge(collections::find_keys(tx_, names(candidates)));
+  return resolve_candidates(tx_, candidates, path, found_);
 }
 
 Result<Resolution> resolve_key(store::Tx& tx, std::string_view key_type, std::string_view value,
@@ -281,7 +308,8 @@ Result<Resolution> resolve_key(store::Tx& tx, std::string_view key_type, std::st
     return not_found(path, error.errors.empty() ? std::string("is not a valid key")
                                                 : error.errors.front().message);
   }
-  return resolve_candidates(tx, {{type, std::move(normalized).value()}}, path);
+  const std::vector<Candidate> candidates = {{type, std::move(normalized).value()}};
+  return resolve_candidates(tx, candidates, path, collections::find_keys(tx, names(candidates)));
 }
 
 std::string mask_name(std::string_view name) {

@@ -21,11 +21,15 @@
 // to 20 digits a merchant code. A registered key of another type with the same value (a collection's
 // merchant_code `12345678`, say) is found as well: the directory is asked for each type the
 // value could be, registered keys first.
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.hpp"
+#include "domain/collections/collections.hpp"  // KeyName, DirectoryEntry
 #include "store/store.hpp"
 
 namespace tesoro::network {
@@ -69,6 +73,21 @@ std::optional<std::string> plain_key_type(std::string_view value);
 // key is registered but inactive, or it is one of the documented keys that never resolve.
 Result<Resolution> resolve_plain_key(store::Tx& tx, std::string_view value,
                                      std::string_view path);
+// Many plain keys resolved together (a batch's items): the directory's registered keys are read
+// for all their candidate types at once (collections::find_keys), not one statement per type
+// per key. resolve() answers as resolve_plain_key in the same unit would.
+class PlainKeys {
+ public:
+  PlainKeys(store::Tx& tx, const std::vector<std::string>& values);
+  // A value not given to the constructor is looked up when first asked.
+  Result<Resolution> resolve(const std::string& value, std::string_view path);
+
+ private:
+  store::Tx& tx_;
+  std::set<std::string> asked_;
+  std::map<collections::KeyName, collections::DirectoryEntry> found_;
+};
+
 // Resolves a key of a known type (a payout's target): the same outcomes.
 Result<Resolution> resolve_key(store::Tx& tx, std::string_view key_type, std::string_view value,
                                std::string_view path);

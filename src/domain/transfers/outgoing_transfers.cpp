@@ -69,16 +69,18 @@ struct Funds {
   }
 };
 
-// The keys and targets the items of one batch name, each resolved once.
+// The keys and targets the items of one batch name, each resolved once; the plain keys' entries
+// in the directory read together up front.
 class Resolver {
  public:
-  Resolver(store::Tx& tx, const std::string& tenant_id, time::Micros now)
-      : tx_(tx), tenant_id_(tenant_id), now_(now) {}
+  Resolver(store::Tx& tx, const std::string& tenant_id, time::Micros now,
+           const std::vector<std::string>& plain_keys)
+      : tx_(tx), tenant_id_(tenant_id), now_(now), plain_keys_(tx, plain_keys) {}
 
   const Result<network::Resolution>& plain_key(const std::string& value) {
     auto found = keys_.find(value);
     if (found == keys_.end()) {
-      found = keys_.emplace(value, network::resolve_plain_key(tx_, value, "query.value")).first;
+      found = keys_.emplace(value, plain_keys_.resolve(value, "query.value")).first;
     }
     return found->second;
   }
@@ -107,9 +109,13 @@ class Resolver {
   store::Tx& tx_;
   const std::string& tenant_id_;
   time::Micros now_;
+  network::PlainKeys plain_keys_;
   std::map<std::string, Result<network::Resolution>> keys_;
   std::map<std::string, Result<Named>> targets_;
 };
+
+// The plain key an item without a target names ("" when it has no query: not a key).
+std::string plain_key_of(const BatchItem& item) { return item.query ? item.query->value : ""; }
 
 // The amount of an item against its target's transaction_amount.
 Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::int64_t>& target,
@@ -165,7 +171,7 @@ Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchI
     target_amount = target.amount_minor;
     target_currency = target.currency;
   } else {
-    const auto& resolved = resolver.plain_key(item.query ? item.query->value : "");
+    const auto& resolved = resolver.plain_key(plain_key_of(item));
     if (!resolved) return resolved.error();
     resolution = &resolved.value();
     t.target_id = ids::generate("bbtgt");
@@ -462,9 +468,13 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   prepared.rejected = input.rejected;
   // An item whose external_id is already taken is a duplicate whatever it says: not prepared.
   std::vector<std::string> external_ids;
-  for (const auto& [index, item] : input.items) external_ids.push_back(item.external_id);
+  std::vector<std::string> plain_keys;
+  for (const auto& [index, item] : input.items) {
+    external_ids.push_back(item.external_id);
+    if (!item.target_id) plain_keys.push_back(plain_key_of(item));
+  }
   const std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
-  Resolver resolver(tx, tenant_id, now);
+  Resolver resolver(tx, tenant_id, now, plain_keys);
   prepared.items.reserve(input.items.size());
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
