@@ -337,17 +337,41 @@ TEST_P(NetworkStore, ACollectionKeyResolvesToItsCollectionUntilItIsInactive) {
   expect_not_found(typed("merchant_code", "55501404991"), "target.key_value");
 }
 
-// A batch resolves its keys together (network::PlainKeys: the directory read in one statement
-// per key type and chunk of 250 values): every value answers as it would alone, past the chunk
-// boundaries, with registered keys active and inactive among synthetic, failing and invalid
-// ones, repeated values, and a value not given up front.
-TEST_P(NetworkStore, ManyPlainKeysResolveAsEachAloneWould) {
+// What two resolutions of one key must share.
+void expect_same(const Result<network::Resolution>& got, const Result<network::Resolution>& alone,
+                 const std::string& key) {
+  ASSERT_EQ(got.ok(), alone.ok()) << key;
+  if (!got) {
+    EXPECT_EQ(got.error().status, alone.error().status) << key;
+    EXPECT_EQ(got.error().first_code(), alone.error().first_code()) << key;
+    EXPECT_EQ(got.error().errors.front().path, alone.error().errors.front().path) << key;
+    EXPECT_EQ(got.error().errors.front().message, alone.error().errors.front().message) << key;
+    return;
+  }
+  EXPECT_EQ(got->key_type, alone->key_type) << key;
+  EXPECT_EQ(got->key_value, alone->key_value) << key;
+  EXPECT_EQ(got->collection_id, alone->collection_id) << key;
+  EXPECT_EQ(got->collection_tenant_id, alone->collection_tenant_id) << key;
+  EXPECT_EQ(got->creditor.full_name, alone->creditor.full_name) << key;
+  EXPECT_EQ(got->creditor.document_number, alone->creditor.document_number) << key;
+  EXPECT_EQ(got->account.number, alone->account.number) << key;
+  EXPECT_EQ(got->participant_nit, alone->participant_nit) << key;
+  EXPECT_EQ(got->sandbox_failure, alone->sandbox_failure) << key;
+}
+
+// A batch resolves its keys together (network::KeySet: the directory read in one statement per
+// key type and chunk of 250 values): every plain and typed key answers as it would alone, past
+// the chunk boundaries, with registered keys active and inactive among synthetic, failing and
+// invalid ones, repeated keys, and keys not given up front.
+TEST_P(NetworkStore, ManyKeysResolveAsEachAloneWould) {
   const collections::Collection merchant = collection_with_key("merchant_code", "55501404991");
   const collections::Collection phone = collection_with_key("cellphone", "3999990000");
   const collections::Collection closed = collection_with_key("email", "tienda@example.com");
   ASSERT_TRUE(run<collections::Collection>([&](store::Tx& tx) {
                 return collections::discard_collection(tx, k_other_tenant, closed.id, now);
               }).ok());
+  const collections::Collection late_plain = collection_with_key("alphanumeric", "@TARDE");
+  const collections::Collection late_typed = collection_with_key("identification", "87654321");
   std::vector<std::string> values;
   for (int i = 0; i < 600; ++i) {
     values.push_back("3" + std::to_string(100'000'000 + i * 7));  // synthetic cellphones
@@ -357,62 +381,53 @@ TEST_P(NetworkStore, ManyPlainKeysResolveAsEachAloneWould) {
     if (i == 520) values.push_back("+573999990000");
   }
   values.push_back(values[5]);  // asked twice
-  const collections::Collection late_one = collection_with_key("alphanumeric", "@TARDE");
-  const std::string late = "@TARDE";  // registered, and not given up front
-  auto together = run<std::vector<std::optional<network::Resolution>>>(
-      [&](store::Tx& tx) -> Result<std::vector<std::optional<network::Resolution>>> {
-        network::PlainKeys keys(tx, values);
-        std::vector<std::optional<network::Resolution>> out;
-        for (const std::string& value : values) {
-          auto resolution = keys.resolve(value, "value");
-          if (!resolution) {
-            if (resolution.error().first_code() != "target_not_found") return resolution.error();
-            out.emplace_back(std::nullopt);
-          } else {
-            out.emplace_back(std::move(resolution).value());
-          }
-        }
-        auto asked_late = keys.resolve(late, "value");
-        if (!asked_late) return asked_late.error();
-        out.emplace_back(std::move(asked_late).value());
-        return out;
-      });
+  const std::vector<collections::KeyName> typed_keys = {
+      {"merchant_code", "55501404991"},  {"identification", "55501404991"},
+      {"cellphone", "+573999990000"},    {"email", "Tienda@Example.com"},
+      {"cellphone", "12345"},            {"iban", "12345"},
+      {"identification", "10404"},       {"merchant_code", "55501404991"}};
+  using Outcomes = std::vector<Result<network::Resolution>>;
+  auto together = run<Outcomes>([&](store::Tx& tx) -> Result<Outcomes> {
+    network::KeySet keys(tx, values, typed_keys);
+    Outcomes out;
+    for (const std::string& value : values) out.push_back(keys.plain(value, "value"));
+    for (const auto& [type, value] : typed_keys) {
+      out.push_back(keys.typed(type, value, "target.key_value"));
+    }
+    out.push_back(keys.plain("@TARDE", "value"));  // registered, not given up front
+    out.push_back(keys.typed("identification", "87654321", "target.key_value"));  // the same
+    return out;
+  });
   ASSERT_TRUE(together.ok()) << together.error().errors.front().message;
-  values.push_back(late);
-  ASSERT_EQ(together->size(), values.size());
+  ASSERT_EQ(together->size(), values.size() + typed_keys.size() + 2);
   int registered = 0;
   int not_found = 0;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const std::optional<network::Resolution>& got = (*together)[i];
-    auto alone = plain(values[i]);
-    ASSERT_EQ(got.has_value(), alone.ok()) << values[i];
-    if (!got) {
-      expect_not_found(alone, "value");
-      ++not_found;
-      continue;
-    }
-    EXPECT_EQ(got->key_type, alone->key_type) << values[i];
-    EXPECT_EQ(got->key_value, alone->key_value) << values[i];
-    EXPECT_EQ(got->collection_id, alone->collection_id) << values[i];
-    EXPECT_EQ(got->collection_tenant_id, alone->collection_tenant_id) << values[i];
-    EXPECT_EQ(got->creditor.full_name, alone->creditor.full_name) << values[i];
-    EXPECT_EQ(got->creditor.document_number, alone->creditor.document_number) << values[i];
-    EXPECT_EQ(got->account.number, alone->account.number) << values[i];
-    EXPECT_EQ(got->participant_nit, alone->participant_nit) << values[i];
-    EXPECT_EQ(got->sandbox_failure, alone->sandbox_failure) << values[i];
-    if (got->collection_id) ++registered;
+  std::size_t i = 0;
+  auto count = [&](const Result<network::Resolution>& got) {
+    if (!got) ++not_found;
+    if (got && got->collection_id) ++registered;
+  };
+  for (const std::string& value : values) {
+    const Result<network::Resolution>& got = (*together)[i++];
+    expect_same(got, plain(value), value);
+    count(got);
   }
-  // The three active collections' keys (the cellphone also written +57...) and nothing else are
-  // registered; the inactive email, the 404 key and the two invalid values are not found.
-  EXPECT_EQ(registered, 3);
-  EXPECT_EQ(not_found, 4);
-  auto by_merchant = plain("55501404991");
-  ASSERT_TRUE(by_merchant.ok());
-  EXPECT_EQ(by_merchant->collection_id, merchant.id);
-  auto by_phone = plain("3999990000");
-  ASSERT_TRUE(by_phone.ok());
-  EXPECT_EQ(by_phone->collection_id, phone.id);
-  EXPECT_EQ((*together).back()->collection_id, late_one.id);
+  for (const auto& [type, value] : typed_keys) {
+    const Result<network::Resolution>& got = (*together)[i++];
+    expect_same(got, typed(type, value), type + ":" + value);
+    count(got);
+  }
+  // The active collections' keys and nothing else are registered: the merchant code as a plain
+  // key and twice by type, the cellphone (written +57...) as a plain key and by type; the
+  // inactive email (either way), the 404 keys and the invalid values are not found.
+  EXPECT_EQ(registered, 5);
+  EXPECT_EQ(not_found, 8);
+  EXPECT_EQ((*together)[0 + 1]->collection_id, merchant.id);
+  EXPECT_EQ((*together)[values.size() + 2]->collection_id, phone.id);
+  ASSERT_TRUE((*together)[i].ok());
+  EXPECT_EQ((*together)[i]->collection_id, late_plain.id);
+  ASSERT_TRUE((*together)[i + 1].ok());
+  EXPECT_EQ((*together)[i + 1]->collection_id, late_typed.id);
 }
 
 TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
@@ -481,6 +496,55 @@ TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
     EXPECT_EQ(missing.error().first_code(), "target_not_found");
     EXPECT_EQ(missing.error().errors.front().path, "transfers.0.target_id");
   }
+}
+
+// A batch reads the targets its items name together (network::read_targets: one statement
+// per 250 ids): each as read alone, past the chunk boundary, and only the tenant's own;
+// expiry is then each one's (network::unexpired, as get_target answers).
+TEST_P(NetworkStore, ManyTargetsAreReadTogetherAsEachAlone) {
+  std::vector<std::string> ids;
+  auto made = run<int>([&](store::Tx& tx) -> Result<int> {
+    for (int i = 0; i < 260; ++i) {
+      network::TargetRequest request{"plain_key", "3" + std::to_string(200'000'000 + i), {}, ""};
+      auto target = network::resolve_target(tx, k_tenant, request, now + i);
+      if (!target) return std::move(target).error();
+      ids.push_back(target->id);
+    }
+    return 0;
+  });
+  ASSERT_TRUE(made.ok());
+  network::TargetRequest theirs_request{"plain_key", "3209999999", {}, ""};
+  auto theirs = run<network::Target>([&](store::Tx& tx) {
+    return network::resolve_target(tx, k_other_tenant, theirs_request, now);
+  });
+  ASSERT_TRUE(theirs.ok());
+  std::vector<std::string> asked = ids;
+  asked.insert(asked.end(), {ids[3], theirs->id, "bbtgt_unknown"});
+  using Read = std::map<std::string, network::Target>;
+  auto read = run<Read>(
+      [&](store::Tx& tx) -> Result<Read> { return network::read_targets(tx, k_tenant, asked); });
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->size(), ids.size());  // not the other tenant's, not the unknown one
+  for (const std::string& id : ids) {
+    auto alone = run<network::Target>(
+        [&](store::Tx& tx) { return network::read_target(tx, k_tenant, id, "target_id"); });
+    ASSERT_TRUE(alone.ok());
+    auto found = read->find(id);
+    ASSERT_NE(found, read->end()) << id;
+    EXPECT_EQ(found->second.json, alone->json);
+    EXPECT_EQ(found->second.key_value, alone->key_value);
+    EXPECT_EQ(found->second.expires_at_micros, alone->expires_at_micros);
+  }
+  // The first one made expires first: at its last moment both are valid, one micro later only
+  // the second is.
+  const network::Target& first = read->at(ids[0]);
+  const network::Target& second = read->at(ids[1]);
+  EXPECT_TRUE(network::unexpired(first, first.expires_at_micros - 1, "target_id").ok());
+  Status expired = network::unexpired(first, first.expires_at_micros, "target_id");
+  ASSERT_FALSE(expired.ok());
+  EXPECT_EQ(expired.error().first_code(), "target_expired");
+  EXPECT_EQ(expired.error().errors.front().path, "target_id");
+  EXPECT_TRUE(network::unexpired(second, first.expires_at_micros, "target_id").ok());
 }
 
 TEST_P(NetworkStore, AResolutionThatFailsRecordsNothing) {

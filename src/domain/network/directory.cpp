@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "core/crypto.hpp"
@@ -134,10 +135,30 @@ Error not_a_key(std::string_view path) {
                          "digits)");
 }
 
-std::vector<collections::KeyName> names(const std::vector<Candidate>& candidates) {
-  std::vector<collections::KeyName> out;
-  for (const Candidate& candidate : candidates) out.emplace_back(candidate.type, candidate.value);
-  return out;
+// A key of a known type as the directory holds it (normalised; a cellphone also written +57...).
+// 404 target_not_found at `path` when it is no valid key of that type.
+Result<Candidate> typed_candidate(const std::string& type, const std::string& value,
+                                  std::string_view path) {
+  auto normalized =
+      collections::normalize_key(type, type == "cellphone" ? national_cellphone(value) : value);
+  if (!normalized) {
+    const Error& error = normalized.error();
+    return not_found(path, error.errors.empty() ? std::string("is not a valid key")
+                                              : error.errors.front().message);
+  }
+  return Candidate{type, std::move(normalized).value()};
+}
+
+// Reads the directory's entries of those `candidates` not asked before into `found`.
+void look_up(store::Tx& tx, const std::vector<Candidate>& candidates,
+             std::set<collections::KeyName>& asked,
+             std::map<collections::KeyName, collections::DirectoryEntry>& found) {
+  std::vector<collections::KeyName> missing;
+  for (const Candidate& candidate : candidates) {
+    collections::KeyName name{candidate.type, candidate.value};
+    if (asked.insert(name).second) missing.push_back(std::move(name));
+  }
+  if (!missing.empty()) found.merge(collections::find_keys(tx, missing));
 }
 
 // The part of a key the documented endings are read from: an email's part before '@', any
@@ -278,38 +299,44 @@ std::optional<std::string> plain_key_type(std::string_view value) {
 Result<Resolution> resolve_plain_key(store::Tx& tx, std::string_view value,
                                      std::string_view path) {
   const std::string key(value);
-  return PlainKeys(tx, {key}).resolve(key, path);
-}
-
-PlainKeys::PlainKeys(store::Tx& tx, const std::vector<std::string>& values) : tx_(tx) {
-  std::vector<collections::KeyName> keys;
-  for (const std::string& value : values) {
-    if (!asked_.insert(value).second) continue;
-    for (collections::KeyName& name : names(candidates_of(value))) keys.push_back(std::move(name));
-  }
-  found_ = collections::find_keys(tx_, keys);
-}
-
-Result<Resolution> PlainKeys::resolve(const std::string& value, std::string_view path) {
-  const std::vector<Candidate> candidates = candidates_of(value);
-  if (candidates.empty()) return not_a_key(path);
-  // A value not given up front: its candidates are read now.
-  if (asked_.insert(value).second) found_.merge(collections::find_keys(tx_, names(candidates)));
-  return resolve_candidates(tx_, candidates, path, found_);
+  return KeySet(tx, {key}, {}).plain(key, path);
 }
 
 Result<Resolution> resolve_key(store::Tx& tx, std::string_view key_type, std::string_view value,
                                std::string_view path) {
   const std::string type(key_type);
-  auto normalized = collections::normalize_key(
-      type, type == "cellphone" ? national_cellphone(value) : std::string(value));
-  if (!normalized) {
-    const Error& error = normalized.error();
-    return not_found(path, error.errors.empty() ? std::string("is not a valid key")
-                                                : error.errors.front().message);
+  const std::string key(value);
+  return KeySet(tx, {}, {{type, key}}).typed(type, key, path);
+}
+
+KeySet::KeySet(store::Tx& tx, const std::vector<std::string>& plain_values,
+               const std::vector<collections::KeyName>& typed)
+    : tx_(tx) {
+  std::vector<Candidate> candidates;
+  for (const std::string& value : plain_values) {
+    for (Candidate& candidate : candidates_of(value)) candidates.push_back(std::move(candidate));
   }
-  const std::vector<Candidate> candidates = {{type, std::move(normalized).value()}};
-  return resolve_candidates(tx, candidates, path, collections::find_keys(tx, names(candidates)));
+  for (const auto& [type, value] : typed) {
+    auto candidate = typed_candidate(type, value, "");
+    if (candidate) candidates.push_back(std::move(candidate).value());
+  }
+  look_up(tx_, candidates, asked_, found_);
+}
+
+Result<Resolution> KeySet::plain(const std::string& value, std::string_view path) {
+  const std::vector<Candidate> candidates = candidates_of(value);
+  if (candidates.empty()) return not_a_key(path);
+  look_up(tx_, candidates, asked_, found_);
+  return resolve_candidates(tx_, candidates, path, found_);
+}
+
+Result<Resolution> KeySet::typed(const std::string& type, const std::string& value,
+                                 std::string_view path) {
+  auto candidate = typed_candidate(type, value, path);
+  if (!candidate) return std::move(candidate).error();
+  const std::vector<Candidate> candidates = {std::move(candidate).value()};
+  look_up(tx_, candidates, asked_, found_);
+  return resolve_candidates(tx_, candidates, path, found_);
 }
 
 std::string mask_name(std::string_view name) {

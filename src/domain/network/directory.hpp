@@ -73,18 +73,23 @@ std::optional<std::string> plain_key_type(std::string_view value);
 // key is registered but inactive, or it is one of the documented keys that never resolve.
 Result<Resolution> resolve_plain_key(store::Tx& tx, std::string_view value,
                                      std::string_view path);
-// Many plain keys resolved together (a batch's items): the directory's registered keys are read
-// for all their candidate types at once (collections::find_keys), not one statement per type
-// per key. resolve() answers as resolve_plain_key in the same unit would.
-class PlainKeys {
+// Many keys resolved together (a batch's items, plain keys and the keys of the targets they
+// name): the directory's registered keys are read for all of them at once
+// (collections::find_keys), not one statement per type per key. Each answers as
+// resolve_plain_key or resolve_key in the same unit would; a key not given up front is looked
+// up when first asked.
+class KeySet {
  public:
-  PlainKeys(store::Tx& tx, const std::vector<std::string>& values);
-  // A value not given to the constructor is looked up when first asked.
-  Result<Resolution> resolve(const std::string& value, std::string_view path);
+  // plain_values: plain keys; typed: (type, value) pairs as a payout or a target names them.
+  KeySet(store::Tx& tx, const std::vector<std::string>& plain_values,
+         const std::vector<collections::KeyName>& typed);
+  Result<Resolution> plain(const std::string& value, std::string_view path);
+  Result<Resolution> typed(const std::string& type, const std::string& value,
+                           std::string_view path);
 
  private:
   store::Tx& tx_;
-  std::set<std::string> asked_;
+  std::set<collections::KeyName> asked_;
   std::map<collections::KeyName, collections::DirectoryEntry> found_;
 };
 

@@ -2,12 +2,14 @@
 
 #include <boost/json.hpp>
 
+#include <set>
 #include <stdexcept>
 
 #include "core/emvco.hpp"
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
 #include "core/limits.hpp"
+#include "store/bulk.hpp"
 
 namespace tesoro::network {
 namespace {
@@ -196,12 +198,35 @@ Result<Target> get_target(store::Tx& tx, const std::string& tenant_id, const std
                           time::Micros now, const std::string& path) {
   auto target = read_target(tx, tenant_id, id, path);
   if (!target) return target;
-  if (now >= target->expires_at_micros) {
-    return errors::of(ErrorCode::target_expired, path,
-                      "the target expired at " + time::iso(target->expires_at_micros) +
-                          ": resolve the key again");
-  }
+  if (Status fresh = unexpired(*target, now, path); !fresh) return std::move(fresh).error();
   return target;
+}
+
+std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& tenant_id,
+                                           const std::vector<std::string>& ids) {
+  const std::set<std::string> unique(ids.begin(), ids.end());
+  const std::vector<std::string> asked(unique.begin(), unique.end());
+  std::map<std::string, Target> found;
+  store::for_each_chunk(asked.size(), [&](std::size_t first, std::size_t count) {
+    store::Params params = {tenant_id};
+    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(asked[i]);
+    for (const store::Row& row :
+         tx.query(std::string("SELECT ") + k_columns + " FROM targets WHERE tenant_id = ? AND id IN " +
+                      store::in_list(count),
+                  params)) {
+      Target target = from_row(row);
+      std::string id = target.id;
+      found.emplace(std::move(id), std::move(target));
+    }
+  });
+  return found;
+}
+
+Status unexpired(const Target& target, time::Micros now, const std::string& path) {
+  if (now < target.expires_at_micros) return ok_status();
+  return errors::of(ErrorCode::target_expired, path,
+                    "the target expired at " + time::iso(target.expires_at_micros) +
+                        ": resolve the key again");
 }
 
 }  // namespace tesoro::network

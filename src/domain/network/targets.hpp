@@ -11,8 +11,10 @@
 // null), creditor {document_number (masked), document_type, full_name (masked), type},
 // creditor_account {currency_code, number (masked), type}, expires_at, inserted_at.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/json_writer.hpp"
 #include "core/result.hpp"
@@ -96,5 +98,12 @@ Result<Target> get_target(store::Tx& tx, const std::string& tenant_id, const std
 // no longer be named). 404 target_not_found at `path`.
 Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                            const std::string& path);
+// Many of the tenant's targets by id, expired or not, read in one statement per 250 ids (a
+// batch naming a thousand targets). Ids not found are absent.
+std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& tenant_id,
+                                           const std::vector<std::string>& ids);
+// What get_target answers for a target read: itself, or 422 target_expired at `path` once its
+// expires_at passed on the tenant clock (`now`).
+Status unexpired(const Target& target, time::Micros now, const std::string& path);
 
 }  // namespace tesoro::network

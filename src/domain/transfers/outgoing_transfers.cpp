@@ -69,18 +69,20 @@ struct Funds {
   }
 };
 
-// The keys and targets the items of one batch name, each resolved once; the plain keys' entries
-// in the directory read together up front.
+// The keys and targets the items of one batch name, each resolved once: the targets read
+// together up front, then the directory's entries of every plain key and target key together.
 class Resolver {
  public:
   Resolver(store::Tx& tx, const std::string& tenant_id, time::Micros now,
-           const std::vector<std::string>& plain_keys)
-      : tx_(tx), tenant_id_(tenant_id), now_(now), plain_keys_(tx, plain_keys) {}
+           const std::vector<std::string>& plain_keys, const std::vector<std::string>& target_ids)
+      : now_(now),
+        read_targets_(network::read_targets(tx, tenant_id, target_ids)),
+        keys_(tx, plain_keys, keys_of(read_targets_)) {}
 
   const Result<network::Resolution>& plain_key(const std::string& value) {
-    auto found = keys_.find(value);
-    if (found == keys_.end()) {
-      found = keys_.emplace(value, plain_keys_.resolve(value, "query.value")).first;
+    auto found = plain_keys_.find(value);
+    if (found == plain_keys_.end()) {
+      found = plain_keys_.emplace(value, keys_.plain(value, "query.value")).first;
     }
     return found->second;
   }
@@ -97,20 +99,32 @@ class Resolver {
   }
 
  private:
-  Result<Named> resolve_target(const std::string& id) {
-    auto target = network::get_target(tx_, tenant_id_, id, now_, "target_id");
-    if (!target) return std::move(target).error();
-    auto resolution = network::resolve_key(tx_, target->key_type, target->key_value, "target_id");
-    if (!resolution) return std::move(resolution).error();
-    std::string stored = network::stored_target(target->json);
-    return Named{std::move(target).value(), std::move(resolution).value(), std::move(stored)};
+  static std::vector<collections::KeyName> keys_of(
+      const std::map<std::string, network::Target>& targets) {
+    std::vector<collections::KeyName> keys;
+    for (const auto& [id, target] : targets) keys.emplace_back(target.key_type, target.key_value);
+    return keys;
   }
 
-  store::Tx& tx_;
-  const std::string& tenant_id_;
+  // As network::get_target then network::resolve_key would answer, from what was read.
+  Result<Named> resolve_target(const std::string& id) {
+    const std::string path = "target_id";
+    auto read = read_targets_.find(id);
+    if (read == read_targets_.end()) return errors::of(ErrorCode::target_not_found, path);
+    const network::Target& target = read->second;
+    if (Status fresh = network::unexpired(target, now_, path); !fresh) {
+      return std::move(fresh).error();
+    }
+    auto resolution = keys_.typed(target.key_type, target.key_value, path);
+    if (!resolution) return std::move(resolution).error();
+    std::string stored = network::stored_target(target.json);
+    return Named{target, std::move(resolution).value(), std::move(stored)};
+  }
+
   time::Micros now_;
-  network::PlainKeys plain_keys_;
-  std::map<std::string, Result<network::Resolution>> keys_;
+  std::map<std::string, network::Target> read_targets_;  // declared before keys_: it reads them
+  network::KeySet keys_;
+  std::map<std::string, Result<network::Resolution>> plain_keys_;
   std::map<std::string, Result<Named>> targets_;
 };
 
@@ -469,12 +483,17 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   // An item whose external_id is already taken is a duplicate whatever it says: not prepared.
   std::vector<std::string> external_ids;
   std::vector<std::string> plain_keys;
+  std::vector<std::string> target_ids;
   for (const auto& [index, item] : input.items) {
     external_ids.push_back(item.external_id);
-    if (!item.target_id) plain_keys.push_back(plain_key_of(item));
+    if (item.target_id) {
+      target_ids.push_back(*item.target_id);
+    } else {
+      plain_keys.push_back(plain_key_of(item));
+    }
   }
   const std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
-  Resolver resolver(tx, tenant_id, now, plain_keys);
+  Resolver resolver(tx, tenant_id, now, plain_keys, target_ids);
   prepared.items.reserve(input.items.size());
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
