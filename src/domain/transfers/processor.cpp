@@ -15,6 +15,7 @@
 //      batches that ended.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -104,9 +105,7 @@ class Pass {
     auto key = std::make_pair(key_type, key_value);
     auto found = resolutions_.find(key);
     if (found == resolutions_.end()) {
-      found = resolutions_
-                  .emplace(std::move(key),
-                           network::resolve_key(tx_, key_type, key_value, "key_value"))
+      found = resolutions_.emplace(std::move(key), keys_->typed(key_type, key_value, "key_value"))
                   .first;
     }
     return found->second;
@@ -115,6 +114,8 @@ class Pass {
   store::Tx& tx_;
   time::Micros real_now_;
   std::vector<Moving> moving_;
+  // The keys of the loaded transfers not yet past target_resolved, looked up together (load).
+  std::optional<network::KeySet> keys_;
   std::map<std::pair<std::string, std::string>, Result<network::Resolution>> resolutions_;
 };
 
@@ -133,13 +134,22 @@ void Pass::load(const std::vector<tenant_clock::DueRow>& due) {
       moving_.push_back({tenant_id, now, std::move(t), std::move(read_updated_at), {}, {}});
     }
   }
+  // Those still to reach target_resolved resolve their key again on the way (advance).
+  std::vector<collections::KeyName> keys;
+  for (const Moving& m : moving_) {
+    if (m.transfer.state == "created" || m.transfer.state == "processing") {
+      keys.emplace_back(m.transfer.key_type, m.transfer.key_value);
+    }
+  }
+  keys_.emplace(tx_, std::vector<std::string>{}, keys);
 }
 
 // Every step that came due, each at its scheduled time, up to the last one.
 void Pass::advance(Moving& m) {
   Transfer& t = m.transfer;
   while (t.next_step_at_micros && *t.next_step_at_micros <= m.tenant_now) {
-    const time::Micros at = *t.next_step_at_micros;    const std::string_view next = rows::next_state(t.state);
+    const time::Micros at = *t.next_step_at_micros;
+    const std::string_view next = rows::next_state(t.state);
     if (next == "successful") {
       if (t.sandbox_failure) return finish(m, "failed", t.sandbox_failure, at);
       if (t.creditor_collection_id) {
