@@ -210,10 +210,9 @@ std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& ten
   store::for_each_chunk(asked.size(), [&](std::size_t first, std::size_t count) {
     store::Params params = {tenant_id};
     for (std::size_t i = first; i < first + count; ++i) params.emplace_back(asked[i]);
-    for (const store::Row& row :
-         tx.query(std::string("SELECT ") + k_columns + " FROM targets WHERE tenant_id = ? AND id IN " +
-                      store::in_list(count),
-                  params)) {
+    const std::string sql = std::string("SELECT ") + k_columns +
+                            " FROM targets WHERE tenant_id = ? AND id IN " + store::in_list(count);
+    for (const store::Row& row : tx.query(sql, params)) {
       Target target = from_row(row);
       std::string id = target.id;
       found.emplace(std::move(id), std::move(target));
