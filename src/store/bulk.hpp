@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/store.hpp"
 
@@ -54,6 +55,23 @@ inline std::string in_list(std::size_t count) {
   std::string list = "(";
   for (std::size_t i = 0; i < count; ++i) list += i == 0 ? "?" : ", ?";
   return list + ")";
+}
+
+// Reads the rows of `<head> IN (?, ...) <tail>` for every one of `values`, a statement per chunk
+// (for_each_chunk), each bound to `leading` (the parameters of `head`) then its chunk's values;
+// calls each(row) for every row read. What a batch looks its thousand ids or keys up with.
+template <class Each>
+void query_in(Tx& tx, std::string_view head, const Params& leading,
+              const std::vector<std::string>& values, std::string_view tail, Each each) {
+  for_each_chunk(values.size(), [&](std::size_t first, std::size_t count) {
+    Params params = leading;
+    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(values[i]);
+    std::string sql(head);
+    sql += " IN ";
+    sql += in_list(count);
+    sql += tail;
+    for (const Row& row : tx.query(sql, params)) each(row);
+  });
 }
 
 // Runs `<head> VALUES ... <tail>` over every row of `values` (row after row, `width` values

@@ -466,17 +466,13 @@ std::map<KeyName, DirectoryEntry> find_keys(store::Tx& tx, const std::vector<Key
   std::map<KeyName, DirectoryEntry> found;
   for (const auto& [type, value_set] : values_by_type) {
     const std::vector<std::string> values(value_set.begin(), value_set.end());
-    store::for_each_chunk(values.size(), [&](std::size_t first, std::size_t count) {
-      store::Params params = {type};
-      for (std::size_t i = first; i < first + count; ++i) params.emplace_back(values[i]);
-      for (const store::Row& row :
-           tx.query("SELECT key_value, tenant_id, owner_id, state FROM network_keys "
-                    "WHERE key_type = ? AND key_value IN " + store::in_list(count),
-                    params)) {
-        found.emplace(KeyName{type, row.text(0)},
-                      DirectoryEntry{row.text(1), row.text(2), row.text(3)});
-      }
-    });
+    store::query_in(tx,
+                    "SELECT key_value, tenant_id, owner_id, state FROM network_keys "
+                    "WHERE key_type = ? AND key_value",
+                    {type}, values, "", [&](const store::Row& row) {
+                      found.emplace(KeyName{type, row.text(0)},
+                                    DirectoryEntry{row.text(1), row.text(2), row.text(3)});
+                    });
   }
   return found;
 }

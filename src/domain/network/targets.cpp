@@ -207,17 +207,13 @@ std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& ten
   const std::set<std::string> unique(ids.begin(), ids.end());
   const std::vector<std::string> asked(unique.begin(), unique.end());
   std::map<std::string, Target> found;
-  store::for_each_chunk(asked.size(), [&](std::size_t first, std::size_t count) {
-    store::Params params = {tenant_id};
-    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(asked[i]);
-    const std::string sql = std::string("SELECT ") + k_columns +
-                            " FROM targets WHERE tenant_id = ? AND id IN " + store::in_list(count);
-    for (const store::Row& row : tx.query(sql, params)) {
-      Target target = from_row(row);
-      std::string id = target.id;
-      found.emplace(std::move(id), std::move(target));
-    }
-  });
+  store::query_in(tx,
+                  std::string("SELECT ") + k_columns + " FROM targets WHERE tenant_id = ? AND id",
+                  {tenant_id}, asked, "", [&](const store::Row& row) {
+                    Target target = from_row(row);
+                    std::string id = target.id;
+                    found.emplace(std::move(id), std::move(target));
+                  });
   return found;
 }
 

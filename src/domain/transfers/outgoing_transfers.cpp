@@ -231,19 +231,14 @@ Error under_item(Error error, std::size_t index) {
 std::map<std::string, Transfer> by_external_ids(store::Tx& tx, const std::string& tenant_id,
                                                 const std::vector<std::string>& external_ids) {
   std::map<std::string, Transfer> found;
-  store::for_each_chunk(external_ids.size(), [&](std::size_t first, std::size_t count) {
-    store::Params params = {tenant_id};
-    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(external_ids[i]);
-    for (const store::Row& row :
-         tx.query(std::string("SELECT ") + rows::k_columns +
-                      " FROM outgoing_transfers WHERE tenant_id = ? AND external_id IN " +
-                      store::in_list(count),
-                  params)) {
-      Transfer t = rows::from_row(row);
-      std::string key = *t.external_id;
-      found.emplace(std::move(key), std::move(t));
-    }
-  });
+  store::query_in(tx,
+                  std::string("SELECT ") + rows::k_columns +
+                      " FROM outgoing_transfers WHERE tenant_id = ? AND external_id",
+                  {tenant_id}, external_ids, "", [&](const store::Row& row) {
+                    Transfer t = rows::from_row(row);
+                    std::string key = *t.external_id;
+                    found.emplace(std::move(key), std::move(t));
+                  });
   return found;
 }
 

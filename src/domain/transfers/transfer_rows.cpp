@@ -188,14 +188,10 @@ namespace {
 void for_each_by_id(store::Tx& tx, const std::string& tenant_id,
                     const std::vector<std::string>& ids, std::string_view columns, bool lock,
                     const std::function<void(const store::Row&)>& each) {
-  store::for_each_chunk(ids.size(), [&](std::size_t first, std::size_t count) {
-    store::Params params = {tenant_id};
-    for (std::size_t i = first; i < first + count; ++i) params.emplace_back(ids[i]);
-    const std::string sql = "SELECT " + std::string(columns) +
-                            " FROM outgoing_transfers WHERE tenant_id = ? AND id IN " +
-                            store::in_list(count) + std::string(lock ? tx.lock_rows() : "");
-    for (const store::Row& row : tx.query(sql, params)) each(row);
-  });
+  store::query_in(tx,
+                  "SELECT " + std::string(columns) +
+                      " FROM outgoing_transfers WHERE tenant_id = ? AND id",
+                  {tenant_id}, ids, lock ? tx.lock_rows() : "", each);
 }
 
 }  // namespace
