@@ -111,14 +111,15 @@ class Resolver {
     const std::string path = "target_id";
     auto read = read_targets_.find(id);
     if (read == read_targets_.end()) return errors::of(ErrorCode::target_not_found, path);
-    const network::Target& target = read->second;
+    // Each id is resolved once (targets_ keeps the answer): its read target is moved out.
+    network::Target& target = read->second;
     if (Status fresh = network::unexpired(target, now_, path); !fresh) {
       return std::move(fresh).error();
     }
     auto resolution = keys_.typed(target.key_type, target.key_value, path);
     if (!resolution) return std::move(resolution).error();
     std::string stored = network::stored_target(target.json);
-    return Named{target, std::move(resolution).value(), std::move(stored)};
+    return Named{std::move(target), std::move(resolution).value(), std::move(stored)};
   }
 
   time::Micros now_;
