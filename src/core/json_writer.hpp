@@ -78,6 +78,15 @@ class Writer {
     return *this;
   }
 
+  // Members made elsewhere (`"key":value` pairs separated by commas, at least one), written as
+  // is inside the open object: the constant run of an object written many times.
+  Writer& members(std::string_view json) {
+    separate();
+    out_ += json;
+    need_comma_ = true;
+    return *this;
+  }
+
   const std::string& text() const { return out_; }
   std::string take() { return std::move(out_); }
 

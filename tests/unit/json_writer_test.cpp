@@ -86,3 +86,14 @@ TEST(JsonWriter, NestedObjectsArraysAndNumbersMatchBoostJson) {
   writer.end_array().key("raw").raw(R"({"k":"v"})").key("last").string("x").end_object();
   EXPECT_EQ(writer.take(), json::serialize(expected));
 }
+
+// Members written elsewhere go in as the object's own, separated as keys written in place are:
+// first, between keys, after a nested object, and last.
+TEST(JsonWriter, MembersMadeElsewhereJoinTheOpenObject) {
+  json_text::Writer writer;
+  writer.begin_object().members(R"("a":1,"b":"two")").key("c").begin_object();
+  writer.members(R"("inner":null)").end_object().members(R"("d":[3])");
+  writer.key("e").string("five").members(R"("f":{"g":6})").end_object();
+  EXPECT_EQ(writer.take(),
+            R"({"a":1,"b":"two","c":{"inner":null},"d":[3],"e":"five","f":{"g":6}})");
+}

@@ -92,6 +92,7 @@ TEST(NetworkTargets, TheStoredFormShowsTheWholeTargetByteForByte) {
   const std::string request_id = "bbtgr_5UZnDiL8ZIBM_Lcik47A8d";
   const std::string payment_id = "CO.COM.CRB.TRXID37B29IM35QS32YWP9VD";
   const network::TargetIds ids{id, request_id, "alphanumeric", "@TIENDAANA", payment_id};
+  network::ShownTargets shown;
   const std::string creditor_part =
       R"("creditor":{"document_number":"******4050","document_type":"CC",)"
       R"("full_name":"A** M**** G****","type":"natural"},"creditor_account":{)"
@@ -119,6 +120,19 @@ TEST(NetworkTargets, TheStoredFormShowsTheWholeTargetByteForByte) {
       EXPECT_EQ(stored.find(column), std::string::npos) << column;
     }
     EXPECT_LT(stored.size() * 2, whole.size()) << stored;
+    // Shown through the runs kept for the stored forms already shown (a batch's transfers to
+    // one key), each with its own ids: as shown alone, and the whole Target as is.
+    const network::TargetIds other_ids{"bbtgt_5UZnDiX44QsTdxQ5Igc-zz", "bbtgr_5UZnDiL8ZIBM_Lc\"zz",
+                                       "alphanumeric", "@TIENDA\"ANA", payment_id};
+    for (int round = 0; round < 2; ++round) {
+      for (const network::TargetIds& each : {ids, other_ids}) {
+        for (const std::string& form : {stored, whole}) {
+          json_text::Writer out;
+          network::write_target(out, form, each, &shown);
+          EXPECT_EQ(out.text(), network::shown_target(form, each));
+        }
+      }
+    }
   }
   // A Target of another layout is kept whole, and shown as it was.
   for (const std::string& other :

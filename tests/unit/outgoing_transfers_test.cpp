@@ -13,6 +13,7 @@
 #include "core/ids.hpp"
 #include "core/time.hpp"
 #include "domain/ledger/accounts.hpp"
+#include "domain/network/targets.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 #include "domain/transfers/transfer_rows.hpp"
 #include "emitted_events.hpp"
@@ -300,6 +301,51 @@ TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStore
   EXPECT_EQ(integer("SELECT accepted_count FROM outgoing_transfer_batches"), 3);
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 900'000);
   EXPECT_TRUE(violations().empty());
+}
+
+// A batch makes the stored Target of a key once for all its transfers to that key: each transfer
+// shows its own key's Target, as that key resolved alone shows it, with ids of its own.
+TEST_P(OutgoingTransfersTest, EachTransferShowsTheTargetOfItsOwnKey) {
+  const std::vector<std::string> keys = {"3001231005", "3001231015", "3001231005", "3001231025"};
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    transfers::BatchItem item;
+    item.external_id = "own-key-" + std::to_string(i);
+    item.amount_minor = 1'000;
+    item.currency = "COP";
+    item.query = transfers::Query{"plain_key", keys[i]};
+    input.items.emplace_back(i, std::move(item));
+  }
+  const transfers::Batch batch = write<transfers::Batch>(
+      [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
+  ASSERT_EQ(batch.accepted.size(), keys.size());
+  // A Target without the ids each resolution or transfer has of its own.
+  auto shared_part = [](boost::json::object target) {
+    for (const char* own : {"id", "resolution_request_id", "payment_id"}) target.erase(own);
+    return target;
+  };
+  std::vector<boost::json::object> shown;
+  std::set<std::string> target_ids;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const transfers::Transfer& t = batch.accepted[i];
+    ASSERT_EQ(t.external_id, "own-key-" + std::to_string(i));
+    const boost::json::object target =
+        boost::json::parse(transfers::transfer_text(t)).at("target").as_object();
+    target_ids.insert(std::string(target.at("id").as_string()));
+    const network::Target alone = write<network::Target>([&](store::Tx& tx) {
+      return network::resolve_target(tx, k_tenant, {"plain_key", keys[i], std::nullopt, ""}, now);
+    });
+    EXPECT_EQ(shared_part(target),
+              shared_part(boost::json::parse(alone.json).as_object()))
+        << keys[i];
+    shown.push_back(shared_part(target));
+  }
+  EXPECT_EQ(target_ids.size(), keys.size());  // two transfers to one key, two Targets
+  EXPECT_EQ(shown[0], shown[2]);
+  EXPECT_NE(shown[0].at("creditor"), shown[1].at("creditor"));  // the keys' creditors differ
+  EXPECT_NE(shown[1].at("creditor"), shown[3].at("creditor"));
 }
 
 // A row keeps its Target without the fields it has in columns (network::stored_target), and a

@@ -147,8 +147,11 @@ http::Response list(Context& context) {
     auto found =
         transfers::list_transfers(tx, context.tenant_id(), filter, page.offset(), page.size);
     if (!found) return std::move(found).error();
-    return paginated_text("outgoing_transfers", page, found.value(), transfers::transfer_text,
-                          1536);
+    network::ShownTargets shown;  // a page's transfers to one key share their Target's runs
+    return paginated_text(
+        "outgoing_transfers", page, found.value(),
+        [&shown](const transfers::Transfer& t) { return transfers::transfer_text(t, &shown); },
+        1536);
   });
 }
 

@@ -105,37 +105,87 @@ std::string stored_target(std::string_view target_json) {
   }
 }
 
-void write_target(json_text::Writer& out, std::string_view stored, const TargetIds& ids) {
-  if (!stored.empty() && stored.front() == '{') {
-    out.raw(stored);  // a row written before the stored form: the whole Target
-    return;
-  }
+namespace {
+// The members of `write` (one or more), without the braces of the object they were written in.
+template <class Write>
+std::string members_of(Write&& write) {
+  json_text::Writer out(256);
+  out.begin_object();
+  write(out);
+  out.end_object();
+  std::string text = out.take();
+  return text.substr(1, text.size() - 2);
+}
+
+// The runs of a stored Target in the array form.
+ShownRuns shown_runs(std::string_view stored) {
   const json::value parsed = json::parse(stored);
   const json::array& values = parsed.as_array();
   auto text = [&](std::size_t i) -> std::string_view { return values.at(i).as_string(); };
+  ShownRuns runs;
+  runs.resolution_type = members_of([&](json_text::Writer& out) {
+    out.key("resolution_type").string(text(0));
+  });
+  runs.participant = members_of([&](json_text::Writer& out) {
+    out.key("participant_nit").string(text(1)).key("spbvi").string(text(2));
+  });
+  runs.rest = members_of([&](json_text::Writer& out) {
+    out.key("transaction_amount");
+    if (values.at(3).is_null()) {
+      out.null();
+    } else {
+      const json::array& amount = values.at(3).as_array();
+      out.begin_object().key("amount").integer(amount.at(0).as_int64());
+      out.key("currency").string(amount.at(1).as_string()).end_object();
+    }
+    out.key("creditor").begin_object();
+    out.key("document_number").string(text(4)).key("document_type").string(text(5));
+    out.key("full_name").string(text(6)).key("type").string(text(7));
+    out.end_object();
+    out.key("creditor_account").begin_object();
+    out.key("currency_code").string(text(8)).key("number").string(text(9));
+    out.key("type").string(text(10));
+    out.end_object();
+    out.key("expires_at").string(text(11)).key("inserted_at").string(text(12));
+  });
+  return runs;
+}
+
+bool stored_whole(std::string_view stored) { return !stored.empty() && stored.front() == '{'; }
+
+void write_runs(json_text::Writer& out, const ShownRuns& runs, const TargetIds& ids) {
   out.begin_object().key("id").string(ids.id);
   out.key("resolution_request_id").string(ids.resolution_request_id);
-  out.key("resolution_type").string(text(0));
+  out.members(runs.resolution_type);
   out.key("key_type").string(ids.key_type).key("key_value").string(ids.key_value);
-  out.key("participant_nit").string(text(1)).key("spbvi").string(text(2));
-  out.key("payment_id").string(ids.payment_id).key("transaction_amount");
-  if (values.at(3).is_null()) {
-    out.null();
-  } else {
-    const json::array& amount = values.at(3).as_array();
-    out.begin_object().key("amount").integer(amount.at(0).as_int64());
-    out.key("currency").string(amount.at(1).as_string()).end_object();
+  out.members(runs.participant);
+  out.key("payment_id").string(ids.payment_id);
+  out.members(runs.rest);
+  out.end_object();
+}
+}  // namespace
+
+const ShownRuns* ShownTargets::runs(std::string_view stored) {
+  auto found = runs_.find(stored);
+  if (found == runs_.end()) {
+    std::optional<ShownRuns> made;
+    if (!stored_whole(stored)) made = shown_runs(stored);
+    found = runs_.emplace(std::string(stored), std::move(made)).first;
   }
-  out.key("creditor").begin_object();
-  out.key("document_number").string(text(4)).key("document_type").string(text(5));
-  out.key("full_name").string(text(6)).key("type").string(text(7));
-  out.end_object();
-  out.key("creditor_account").begin_object();
-  out.key("currency_code").string(text(8)).key("number").string(text(9));
-  out.key("type").string(text(10));
-  out.end_object();
-  out.key("expires_at").string(text(11)).key("inserted_at").string(text(12));
-  out.end_object();
+  return found->second ? &*found->second : nullptr;
+}
+
+void write_target(json_text::Writer& out, std::string_view stored, const TargetIds& ids,
+                  ShownTargets* shown) {
+  if (stored_whole(stored)) {
+    out.raw(stored);  // a row written before the stored form: the whole Target
+    return;
+  }
+  if (shown) {
+    write_runs(out, *shown->runs(stored), ids);
+  } else {
+    write_runs(out, shown_runs(stored), ids);
+  }
 }
 
 std::string shown_target(std::string_view stored, const TargetIds& ids) {

@@ -81,8 +81,27 @@ struct TargetIds {
   std::string_view key_value;
   std::string_view payment_id;
 };
-// The Target as the API shows it, from what a row stored (either form) and its own fields.
-void write_target(json_text::Writer& out, std::string_view stored, const TargetIds& ids);
+// What a stored Target (the array form) shows around the row's own fields, as JSON members:
+// resolution_type; participant_nit and spbvi; transaction_amount to the end.
+struct ShownRuns {
+  std::string resolution_type;
+  std::string participant;
+  std::string rest;
+};
+// The runs of each stored Target shown, made once: a batch's transfers to one key share their
+// stored Target, and showing it meant parsing it again for each.
+class ShownTargets {
+ public:
+  // nullptr for a stored whole Target (a JSON object), which is shown as is.
+  const ShownRuns* runs(std::string_view stored);
+
+ private:
+  std::map<std::string, std::optional<ShownRuns>, std::less<>> runs_;
+};
+// The Target as the API shows it, from what a row stored (either form) and its own fields;
+// `shown` (optional) keeps the runs of the stored forms it showed for the next call.
+void write_target(json_text::Writer& out, std::string_view stored, const TargetIds& ids,
+                  ShownTargets* shown = nullptr);
 std::string shown_target(std::string_view stored, const TargetIds& ids);
 
 // Resolves and records (201). 404 target_not_found (at `value`); 400 validation_error for a

@@ -92,6 +92,21 @@ class Resolver {
     network::Resolution resolution;  // the target's key, resolved again now
     std::string stored_target;       // network::stored_target of the target's JSON
   };
+  // The stored Target of a transfer to a plain key (network::stored_target), made once per
+  // key and currency: the batch's transfers to one key show the same Target but for their ids.
+  const std::string& plain_target(const network::Resolution& resolution,
+                                  const std::string& currency) {
+    auto key = std::make_pair(&resolution, currency);
+    auto found = plain_targets_.find(key);
+    if (found == plain_targets_.end()) {
+      std::string stored = network::stored_target(
+          resolution, std::string(network::k_format_plain_key), std::nullopt, currency,
+          now_ + limits::k_target_ttl_seconds * time::k_micros_per_second, now_);
+      found = plain_targets_.emplace(std::move(key), std::move(stored)).first;
+    }
+    return found->second;
+  }
+
   const Result<Named>& target(const std::string& id) {
     auto found = targets_.find(id);
     if (found == targets_.end()) found = targets_.emplace(id, resolve_target(id)).first;
@@ -127,6 +142,8 @@ class Resolver {
   network::KeySet keys_;
   std::map<std::string, Result<network::Resolution>> plain_keys_;
   std::map<std::string, Result<Named>> targets_;
+  // By the resolution (kept in plain_keys_, whose entries stay where they are) and currency.
+  std::map<std::pair<const network::Resolution*, std::string>, std::string> plain_targets_;
 };
 
 // The plain key an item without a target names ("" when it has no query: not a key).
@@ -163,7 +180,7 @@ Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::
 // given above the maximum), target_not_found, target_expired, amount_not_provided,
 // amount_exceeds_max_limit (the target's amount), target_amount_mismatch.
 Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchItem& item,
-                         const std::string& payer_name, time::Micros now) {
+                         const std::string& payer_name) {
   if (item.amount_minor && *item.amount_minor > input.max_amount_minor) {
     return errors::amount_exceeds_max_limit(*item.amount_minor, input.max_amount_minor,
                                             item.currency, "amount.amount");
@@ -201,11 +218,7 @@ Result<Transfer> prepare(Resolver& resolver, const NewBatch& input, const BatchI
       !amount) {
     return amount.error();
   }
-  if (!item.target_id) {
-    t.stored_target = network::stored_target(
-        *resolution, std::string(network::k_format_plain_key), std::nullopt, t.currency,
-        now + limits::k_target_ttl_seconds * time::k_micros_per_second, now);
-  }
+  if (!item.target_id) t.stored_target = resolver.plain_target(*resolution, t.currency);
   t.external_id = item.external_id;
   t.tenant_account_id = input.tenant_account_id;
   t.description = item.description ? item.description : input.description;
@@ -365,7 +378,7 @@ std::string target_text(const Transfer& transfer) {
   return network::shown_target(transfer.stored_target, target_ids(transfer));
 }
 
-std::string transfer_text(const Transfer& t) {
+std::string transfer_text(const Transfer& t, network::ShownTargets* shown) {
   json_text::Writer out(1536);
   out.begin_object().key("id").string(t.id).key("batch_id");
   optional_string(out, t.batch_id);
@@ -396,7 +409,7 @@ std::string transfer_text(const Transfer& t) {
     out.null();
   }
   out.key("target");
-  network::write_target(out, t.stored_target, target_ids(t));
+  network::write_target(out, t.stored_target, target_ids(t), shown);
   out.key("inserted_at").string(t.inserted_at).key("updated_at").string(t.updated_at);
   out.end_object();
   return out.take();
@@ -490,6 +503,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   }
   const std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
   Resolver resolver(tx, tenant_id, now, plain_keys, target_ids);
+  network::ShownTargets shown;
   prepared.items.reserve(input.items.size());
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
@@ -499,7 +513,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
       out.duplicate_of = found->second;
       continue;
     }
-    auto transfer = prepare(resolver, input, item, payer_name, now);
+    auto transfer = prepare(resolver, input, item, payer_name);
     if (!transfer) {
       out.rejection = under_item(std::move(transfer).error(), index);
       continue;
@@ -507,7 +521,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
     out.transfer = std::move(transfer).value();
     stamp(*out.transfer, now);
     out.transfer->batch_id = prepared.id;
-    out.text = transfer_text(*out.transfer);
+    out.text = transfer_text(*out.transfer, &shown);
   }
   return prepared;
 }

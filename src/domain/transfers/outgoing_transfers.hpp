@@ -114,7 +114,8 @@ struct Transfer {
 
 // The transfer as the API and its events show it (the fields of the contract's Outgoing
 // transfer, with target, query, expected_creditor, metadata and timemarks as objects).
-std::string transfer_text(const Transfer& transfer);
+// `shown` (optional) keeps the stored Targets shown, for transfers shown after (a batch's).
+std::string transfer_text(const Transfer& transfer, network::ShownTargets* shown = nullptr);
 // The transfer's whole Target as it shows it (its stored form with the row's own fields).
 std::string target_text(const Transfer& transfer);
 
