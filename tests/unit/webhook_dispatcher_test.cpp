@@ -208,6 +208,30 @@ TEST_P(WebhookDispatcher, FanOutFollowsSubscriptionsStartPositionsAndTheCursor) 
   static_cast<void>(paid);
 }
 
+// With no endpoint enabled the cursor moves past the events without a delivery; an endpoint
+// enabled afterwards gets the events positioned after that, as it would have anyway.
+TEST_P(WebhookDispatcher, WithNoEndpointEnabledTheCursorMovesPastTheEvents) {
+  const std::string disabled = add_endpoint(k_tenant, "http://127.0.0.1:1/a", "[]", false);
+  for (int i = 0; i < 150; ++i) emit(i % 2 ? k_tenant : k_other_tenant, "collection.paid");
+  EXPECT_EQ(fan_out(), 0);
+  EXPECT_EQ(count("SELECT position FROM webhook_fanout WHERE id = 1"),
+            count("SELECT MAX(position) FROM events"));
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries"), 0);
+  EXPECT_EQ(fan_out(), 0) << "nothing new: nothing moves";
+  write([&](store::Tx& tx) {
+    tx.exec("UPDATE webhook_endpoints SET enabled = 1 WHERE id = ?", {disabled});
+  });
+  const std::string after = emit(k_tenant, "collection.paid");
+  emit(k_other_tenant, "collection.paid");
+  EXPECT_EQ(fan_out(), 2) << "with an endpoint enabled, events are read and fanned out";
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? AND event_id = ?",
+                  {disabled, after}),
+            1);
+  EXPECT_EQ(count("SELECT position FROM webhook_fanout WHERE id = 1"),
+            count("SELECT MAX(position) FROM events"));
+}
+
 TEST_P(WebhookDispatcher, ALiveLeaseIsRespectedAndAnExpiredOneTakenOver) {
   harness::WebhookReceiver receiver;
   const std::string endpoint = add_endpoint(k_tenant, receiver.url());

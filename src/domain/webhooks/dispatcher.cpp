@@ -102,6 +102,16 @@ std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
   const std::int64_t cursor =
       tx.query_one("SELECT position FROM webhook_fanout WHERE id = 1" +
                    std::string(tx.lock_rows()))->integer(0);
+  // With no endpoint enabled, no event past the cursor has a delivery to make (an endpoint
+  // made or enabled later starts at the events then committed, as one read now would find
+  // it absent): the cursor moves past them all without reading them, which a node without
+  // endpoints otherwise did for every event it wrote, on SQLite on its one writer.
+  if (!tx.query_one("SELECT 1 FROM webhook_endpoints WHERE enabled = 1 LIMIT 1")) {
+    const std::int64_t last =
+        tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
+    if (last > cursor) tx.exec("UPDATE webhook_fanout SET position = ? WHERE id = 1", {last});
+    return 0;
+  }
   store::Rows events = tx.query(
       "SELECT position, tenant_id, id, type FROM events WHERE position > ? "
       "ORDER BY position LIMIT ?",

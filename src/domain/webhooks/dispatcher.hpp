@@ -67,7 +67,8 @@ std::string payload(std::string_view event_id, std::string_view type,
 
 // Creates the deliveries of up to `limit` events past the cursor (due at once on each tenant's
 // clock at `real_now`). Returns how many events it fanned out (the worker runs again at once
-// while it is `limit`).
+// while it is `limit`). With no endpoint enabled it moves the cursor past every event and
+// returns 0: none has a delivery to make.
 std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit);
 
 struct DispatcherOptions {
