@@ -299,7 +299,64 @@ TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStore
   EXPECT_EQ(rejected.at(1).at("index"), 5);
   EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 3);
   EXPECT_EQ(integer("SELECT accepted_count FROM outgoing_transfer_batches"), 3);
+  // Each accepted transfer's created event is the one its preparation made (id and data), and
+  // the only one: the rolled-back run left none.
+  EXPECT_EQ(count_events("type = 'outgoing_transfer.created'"), 3);
+  for (std::size_t item : done.accepted) {
+    const transfers::PreparedItem& made = prepared.value().items[item];
+    EXPECT_TRUE(ids::has_prefix(made.created_event_id, "evt"));
+    EXPECT_EQ(count_events("id = ? AND type = 'outgoing_transfer.created' AND data = ? "
+                           "AND tenant_id = ?",
+                           {made.created_event_id, "@outgoing_transfer:" + made.transfer->id,
+                            k_tenant}),
+              1);
+  }
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 900'000);
+  EXPECT_TRUE(violations().empty());
+}
+
+// An external id repeated within a batch: an item is a duplicate of the one before it with that
+// id which was accepted; one before it that was rejected (over the maximum, or for the funds)
+// takes nothing, and the next item with the id is accepted in its place.
+TEST_P(OutgoingTransfersTest, ARepeatedExternalIdIsADuplicateOnlyOfTheItemAccepted) {
+  const std::vector<std::pair<std::string, std::int64_t>> items = {
+      {"e-1", 2'000'000}, {"e-1", 1'000},     {"e-1", 1'000},  // over the max, accepted, duplicate
+      {"e-2", 1'000},     {"e-3", 5'000'000}, {"e-2", 3'000},  // accepted, over the max, duplicate
+      {"e-4", 999'000},   {"e-4", 997'000},   {"e-4", 5}};     // no funds, accepted, duplicate
+  transfers::NewBatch input;
+  input.tenant_account_id = source;
+  input.max_amount_minor = 1'000'000;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    transfers::BatchItem item;
+    item.external_id = items[i].first;
+    item.amount_minor = items[i].second;
+    item.currency = "COP";
+    item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i) + "5"};
+    input.items.emplace_back(i, std::move(item));
+  }
+  const transfers::Batch batch = write<transfers::Batch>(
+      [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
+  // Of 1,000,000: e-1 and e-2 take 2,000, so e-4's 999,000 is refused and 997,000 accepted.
+  std::vector<std::pair<std::string, std::int64_t>> accepted;
+  for (const transfers::Transfer& t : batch.accepted) {
+    accepted.emplace_back(*t.external_id, t.amount_minor);
+  }
+  EXPECT_EQ(accepted, (std::vector<std::pair<std::string, std::int64_t>>{
+                          {"e-1", 1'000}, {"e-2", 1'000}, {"e-4", 997'000}}));
+  std::vector<std::string> duplicated_of;  // the id each duplicate shows
+  for (const transfers::Transfer& t : batch.duplicated) duplicated_of.push_back(t.id);
+  ASSERT_EQ(batch.accepted.size(), 3u);
+  EXPECT_EQ(duplicated_of, (std::vector<std::string>{batch.accepted[0].id, batch.accepted[1].id,
+                                                     batch.accepted[2].id}));
+  std::vector<std::pair<std::size_t, std::string>> rejected;
+  for (const transfers::RejectedItem& item : batch.rejected) {
+    rejected.emplace_back(item.index, item.error.first_code());
+  }
+  EXPECT_EQ(rejected, (std::vector<std::pair<std::size_t, std::string>>{
+                          {0, "amount_exceeds_max_limit"},
+                          {4, "amount_exceeds_max_limit"},
+                          {6, "insufficient_funds"}}));
+  EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 999'000);
   EXPECT_TRUE(violations().empty());
 }
 

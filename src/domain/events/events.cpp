@@ -69,26 +69,19 @@ std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view typ
   return id;
 }
 
-void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
-  if (emissions.empty()) return;
+namespace {
+// Inserts `count` events, a few hundred per statement, in order: `add(i, values)` appends the
+// i-th one's tenant_id, id, type, data and inserted_at. On SQLite each takes the next position.
+template <class Add>
+void insert_events(store::Tx& tx, std::size_t count, Add&& add) {
+  if (count == 0) return;
   const bool positioned = positions_on_insert(tx);
   const std::size_t width = positioned ? 6 : 5;
   std::int64_t position = positioned ? last_position(tx) : 0;
   store::Params values;
-  values.reserve(emissions.size() * width);
-  // The emissions' texts are bound where they are (store::TextRef), and a time is written once
-  // for a run of emissions at that time (a unit's mostly share one). `times` never grows past
-  // its reserve, so the texts bound from it stay where they are.
-  std::vector<std::string> times;
-  times.reserve(emissions.size());
-  for (std::size_t i = 0; i < emissions.size(); ++i) {
-    const Emission& emission = emissions[i];
-    if (i == 0 || emission.at != emissions[i - 1].at) times.push_back(time::iso(emission.at));
-    values.emplace_back(store::TextRef(emission.tenant_id));
-    values.emplace_back(ids::generate("evt"));
-    values.emplace_back(store::TextRef(emission.type));
-    values.emplace_back(store::TextRef(emission.data_json));
-    values.emplace_back(store::TextRef(times.back()));
+  values.reserve(count * width);
+  for (std::size_t i = 0; i < count; ++i) {
+    add(i, values);
     if (positioned) values.emplace_back(++position);
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
@@ -97,6 +90,36 @@ void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
                               : "INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at)",
                    width, "", std::move(values));
   notify_emitted(tx);
+}
+}  // namespace
+
+void emit_many(store::Tx& tx, const std::vector<Emission>& emissions) {
+  // The emissions' texts are bound where they are (store::TextRef), and a time is written once
+  // for a run of emissions at that time (a unit's mostly share one). `times` never grows past
+  // its reserve, so the texts bound from it stay where they are.
+  std::vector<std::string> times;
+  times.reserve(emissions.size());
+  insert_events(tx, emissions.size(), [&](std::size_t i, store::Params& values) {
+    const Emission& emission = emissions[i];
+    if (i == 0 || emission.at != emissions[i - 1].at) times.push_back(time::iso(emission.at));
+    values.emplace_back(store::TextRef(emission.tenant_id));
+    values.emplace_back(ids::generate("evt"));
+    values.emplace_back(store::TextRef(emission.type));
+    values.emplace_back(store::TextRef(emission.data_json));
+    values.emplace_back(store::TextRef(times.back()));
+  });
+}
+
+void emit_made(store::Tx& tx, const std::string& tenant_id, const std::string& type,
+               time::Micros at, const std::vector<MadeEvent>& events) {
+  const std::string inserted_at = time::iso(at);
+  insert_events(tx, events.size(), [&](std::size_t i, store::Params& values) {
+    values.emplace_back(store::TextRef(tenant_id));
+    values.emplace_back(store::TextRef(*events[i].id));
+    values.emplace_back(store::TextRef(type));
+    values.emplace_back(store::TextRef(*events[i].data_json));
+    values.emplace_back(store::TextRef(inserted_at));
+  });
 }
 
 std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {

@@ -45,6 +45,16 @@ struct Emission {
 };
 void emit_many(store::Tx& tx, const std::vector<Emission>& emissions);
 
+// Events of one tenant and type at one time whose ids (evt_) and data were made before the
+// write unit (a batch's outgoing_transfer.created, made while it is prepared): the same rows as
+// emit_many's, bound where they are, so that the one writer makes none of them.
+struct MadeEvent {
+  const std::string* id;
+  const std::string* data_json;
+};
+void emit_made(store::Tx& tx, const std::string& tenant_id, const std::string& type,
+               time::Micros at, const std::vector<MadeEvent>& events);
+
 // Gives positions to at most `limit` committed events that have none, oldest emitted first.
 // Returns how many it positioned.
 std::int64_t assign_positions(store::Tx& tx, std::int64_t limit);

@@ -20,6 +20,8 @@
 namespace tesoro::transfers {
 namespace {
 
+const std::string k_created_event_type = "outgoing_transfer.created";
+
 void optional_string(json_text::Writer& out, const std::optional<std::string>& text) {
   if (text) {
     out.string(*text);
@@ -332,13 +334,13 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedB
   }
   accepted.resize(kept);
   done.accepted.resize(kept);
-  std::vector<events::Emission> emissions;
-  emissions.reserve(kept);
-  for (const Transfer* t : accepted) {
-    emissions.push_back(
-        {tenant_id, "outgoing_transfer.created", rows::event_reference(*t), prepared.now});
+  std::vector<events::MadeEvent> created;
+  created.reserve(kept);
+  for (std::size_t item : done.accepted) {
+    created.push_back(
+        {&prepared.items[item].created_event_id, &prepared.items[item].created_event_data});
   }
-  events::emit_many(tx, emissions);
+  events::emit_made(tx, tenant_id, k_created_event_type, prepared.now, created);
   for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
     done.batch.duplicated.push_back(winner);
     known.emplace(external_id, std::move(winner));
@@ -504,11 +506,17 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   const std::map<std::string, Transfer> existing = by_external_ids(tx, tenant_id, external_ids);
   Resolver resolver(tx, tenant_id, now, plain_keys, target_ids);
   network::ShownTargets shown;
+  std::map<std::string_view, std::size_t> last_with;  // external id -> its last item so far
   prepared.items.reserve(input.items.size());
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
     out.index = index;
     out.external_id = item.external_id;
+    auto [last, first] = last_with.try_emplace(item.external_id, prepared.items.size() - 1);
+    if (!first) {
+      out.earlier_same = last->second;
+      last->second = prepared.items.size() - 1;
+    }
     if (auto found = existing.find(item.external_id); found != existing.end()) {
       out.duplicate_of = found->second;
       continue;
@@ -522,6 +530,8 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
     stamp(*out.transfer, now);
     out.transfer->batch_id = prepared.id;
     out.text = transfer_text(*out.transfer, &shown);
+    out.created_event_id = ids::generate("evt");
+    out.created_event_data = rows::event_reference(*out.transfer);
   }
   return prepared;
 }
@@ -552,10 +562,18 @@ Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
   for (const PreparedItem& item : prepared.items) {
     if (item.duplicate_of) decision.existing.emplace(item.external_id, *item.duplicate_of);
   }
-  std::set<std::string_view> accepted_ids;
+  // Whether an item with the same external id before item `i` is accepted.
+  std::vector<bool> accepted(prepared.items.size(), false);
+  auto taken_before = [&](std::size_t i) {
+    for (auto j = prepared.items[i].earlier_same; j; j = prepared.items[*j].earlier_same) {
+      if (accepted[*j]) return true;
+    }
+    return false;
+  };
   for (std::size_t i = 0; i < prepared.items.size(); ++i) {
     const PreparedItem& item = prepared.items[i];
-    if (decision.existing.contains(item.external_id) || accepted_ids.contains(item.external_id)) {
+    // The tenant had the external id at the preparation (every such item has duplicate_of).
+    if (item.duplicate_of || taken_before(i)) {
       decision.duplicated_ids.push_back(item.external_id);
       continue;
     }
@@ -572,7 +590,7 @@ Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
     }
     funds.available -= item.transfer->amount_minor;
     decision.accepted_total += item.transfer->amount_minor;
-    accepted_ids.insert(item.external_id);
+    accepted[i] = true;
     decision.done.accepted.push_back(i);
   }
   return decision;
@@ -722,7 +740,7 @@ Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Jou
     return errors::internal();
   }
   if (!transfer.payout_id) {
-    events::emit(tx, tenant_id, "outgoing_transfer.created", rows::event_reference(transfer),
+    events::emit(tx, tenant_id, k_created_event_type, rows::event_reference(transfer),
                  now);
   }
   tx.notify(std::string(k_moving_topic));

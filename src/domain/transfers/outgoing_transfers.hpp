@@ -193,6 +193,13 @@ struct PreparedItem {
   std::optional<Transfer> transfer;      // stamped, in the batch; or:
   std::optional<Error> rejection;        // paths under transfers.<index>
   std::string text;                      // transfer_text(*transfer)
+  // Its outgoing_transfer.created event's id and data (rows::event_reference), made here so
+  // that the write unit, on SQLite's one writer, only binds them.
+  std::string created_event_id;
+  std::string created_event_data;
+  // The batch's item before this one with the same external_id, if any: this one is a
+  // duplicate when that one (or one before it) is accepted. Found here, off the one writer.
+  std::optional<std::size_t> earlier_same;
 };
 struct PreparedBatch {
   std::string id;  // bbotb_
