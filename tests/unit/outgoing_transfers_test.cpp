@@ -136,13 +136,22 @@ class OutgoingTransfersTest : public test_stores::EngineStoreTest {
   }
 
   transfers::NewBatch input_of(const std::string& prefix, const std::vector<std::int64_t>& amounts) {
+    std::vector<std::pair<std::string, std::int64_t>> items;
+    for (std::size_t i = 0; i < amounts.size(); ++i) {
+      items.emplace_back(prefix + "-" + std::to_string(i), amounts[i]);
+    }
+    return input_with(items);
+  }
+
+  // A batch from the source of these (external id, amount) items, each to a key of its own.
+  transfers::NewBatch input_with(const std::vector<std::pair<std::string, std::int64_t>>& items) {
     transfers::NewBatch input;
     input.tenant_account_id = source;
     input.max_amount_minor = 1'000'000;
-    for (std::size_t i = 0; i < amounts.size(); ++i) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
       transfers::BatchItem item;
-      item.external_id = prefix + "-" + std::to_string(i);
-      item.amount_minor = amounts[i];
+      item.external_id = items[i].first;
+      item.amount_minor = items[i].second;
       item.currency = "COP";
       item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i) + "5"};
       input.items.emplace_back(i, std::move(item));
@@ -249,20 +258,9 @@ TEST_P(OutgoingTransfersTest, ABatchHoldsTheSumOfItsTransfersOnce) {
 // The API answers a batch from the texts the preparation wrote, picked by the indexes the unit
 // accepted: each must be the text of the transfer as stored, and only the accepted ones.
 TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStored) {
-  transfers::NewBatch input;
-  input.tenant_account_id = source;
-  input.max_amount_minor = 1'000'000;
-  const std::vector<std::pair<std::string, std::int64_t>> items = {
-      {"p-1", 300'000}, {"p-2", 2'000'000}, {"p-3", 300'000},
-      {"p-1", 300'000}, {"p-4", 300'000},   {"p-5", 200'000}};
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    transfers::BatchItem item;
-    item.external_id = items[i].first;
-    item.amount_minor = items[i].second;
-    item.currency = "COP";
-    item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i) + "5"};
-    input.items.emplace_back(i, std::move(item));
-  }
+  const transfers::NewBatch input =
+      input_with({{"p-1", 300'000}, {"p-2", 2'000'000}, {"p-3", 300'000},
+                  {"p-1", 300'000}, {"p-4", 300'000},   {"p-5", 200'000}});
   auto prepared = temp->store->read<transfers::PreparedBatch>(
       [&](store::Tx& tx) { return transfers::prepare_batch(tx, k_tenant, input, now); });
   ASSERT_TRUE(prepared.ok());
@@ -319,21 +317,10 @@ TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStore
 // id which was accepted; one before it that was rejected (over the maximum, or for the funds)
 // takes nothing, and the next item with the id is accepted in its place.
 TEST_P(OutgoingTransfersTest, ARepeatedExternalIdIsADuplicateOnlyOfTheItemAccepted) {
-  const std::vector<std::pair<std::string, std::int64_t>> items = {
+  const transfers::NewBatch input = input_with({
       {"e-1", 2'000'000}, {"e-1", 1'000},     {"e-1", 1'000},  // over the max, accepted, duplicate
       {"e-2", 1'000},     {"e-3", 5'000'000}, {"e-2", 3'000},  // accepted, over the max, duplicate
-      {"e-4", 999'000},   {"e-4", 997'000},   {"e-4", 5}};     // no funds, accepted, duplicate
-  transfers::NewBatch input;
-  input.tenant_account_id = source;
-  input.max_amount_minor = 1'000'000;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    transfers::BatchItem item;
-    item.external_id = items[i].first;
-    item.amount_minor = items[i].second;
-    item.currency = "COP";
-    item.query = transfers::Query{"plain_key", "300123" + std::to_string(1000 + i) + "5"};
-    input.items.emplace_back(i, std::move(item));
-  }
+      {"e-4", 999'000},   {"e-4", 997'000},   {"e-4", 5}});    // no funds, accepted, duplicate
   const transfers::Batch batch = write<transfers::Batch>(
       [&](store::Tx& tx) { return transfers::create_batch(tx, k_tenant, input, now); });
   // Of 1,000,000: e-1 and e-2 take 2,000, so e-4's 999,000 is refused and 997,000 accepted.

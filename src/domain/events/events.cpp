@@ -85,10 +85,10 @@ void insert_events(store::Tx& tx, std::size_t count, Add&& add) {
     if (positioned) values.emplace_back(++position);
   }
   // Rows of one statement take their emitted_seq in VALUES order on both engines.
-  store::exec_many(tx,
-                   positioned ? "INSERT INTO events (tenant_id, id, type, data, inserted_at, position)"
-                              : "INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at)",
-                   width, "", std::move(values));
+  const char* head =
+      positioned ? "INSERT INTO events (tenant_id, id, type, data, inserted_at, position)"
+                 : "INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at)";
+  store::exec_many(tx, head, width, "", std::move(values));
   notify_emitted(tx);
 }
 }  // namespace
