@@ -82,6 +82,12 @@ TEST(TransferRows, TheFlowGoesFromCreatedToSuccessful) {
   EXPECT_TRUE(transfers::rows::next_state("failed").empty());
   EXPECT_TRUE(transfers::rows::is_final("failed"));
   EXPECT_FALSE(transfers::rows::is_final("held"));
+  // Until target_resolved, a transfer's key is still to be resolved again.
+  std::vector<std::string> before;
+  for (const std::string& state : transfers::states()) {
+    if (transfers::rows::before_target_resolved(state)) before.push_back(state);
+  }
+  EXPECT_EQ(before, (std::vector<std::string>{"created", "processing"}));
   // states() lists the flow, then failed.
   std::vector<std::string> listed = transfers::states();
   EXPECT_EQ(listed.back(), "failed");

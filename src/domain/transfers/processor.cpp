@@ -137,7 +137,7 @@ void Pass::load(const std::vector<tenant_clock::DueRow>& due) {
   // Those still to reach target_resolved resolve their key again on the way (advance).
   std::vector<collections::KeyName> keys;
   for (const Moving& m : moving_) {
-    if (m.transfer.state == "created" || m.transfer.state == "processing") {
+    if (rows::before_target_resolved(m.transfer.state)) {
       keys.emplace_back(m.transfer.key_type, m.transfer.key_value);
     }
   }

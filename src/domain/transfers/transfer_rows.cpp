@@ -223,6 +223,14 @@ std::string_view next_state(std::string_view state) {
 
 bool is_final(std::string_view state) { return state == "successful" || state == "failed"; }
 
+bool before_target_resolved(std::string_view state) {
+  for (std::string_view step : k_flow) {
+    if (step == "target_resolved") return false;
+    if (step == state) return true;
+  }
+  return false;
+}
+
 std::string with_timemark(const std::string& timemarks_json, std::string_view mark,
                           time::Micros at) {
   // The column is always an object this module wrote: `{}` or `{"T110":"...",...}`.

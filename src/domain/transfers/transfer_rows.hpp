@@ -44,6 +44,9 @@ std::vector<std::pair<std::string, std::string>> lock_versions(
 // sent_to_breb_provider -> successful); "" after a final state.
 std::string_view next_state(std::string_view state);
 bool is_final(std::string_view state);
+// Whether a transfer in `state` has target_resolved still ahead in the flow (its key is resolved
+// again on the way there).
+bool before_target_resolved(std::string_view state);
 
 // The events of transfers keep a reference to the transfer's row as their data (events.hpp;
 // what they show: as_of): events::reference(k_event_kind, transfer id).
