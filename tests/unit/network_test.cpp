@@ -4,7 +4,9 @@
 // tenant clock. Pure functions as plain tests; what reads the store on both engines.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <regex>
+#include <set>
 
 #include <boost/json.hpp>
 
@@ -179,14 +181,16 @@ class NetworkStore : public test_stores::EngineStoreTest {
         [&](store::Tx& tx) { return network::resolve_key(tx, type, value, "target.key_value"); });
   }
 
-  // A collection of the other tenant with this key, paying into a receptor account whose
-  // beneficiary is `Ana María Gómez`.
-  collections::Collection collection_with_key(const std::string& type, const std::string& value) {
+  // A collection (of the other tenant unless told) with this key, paying into a receptor
+  // account of its own whose beneficiary is `Ana María Gómez` unless told.
+  collections::Collection collection_with_key(const std::string& type, const std::string& value,
+                                              const std::string& tenant = k_other_tenant,
+                                              const std::string& name = "Ana María Gómez") {
     auto made = run<collections::CreateOutcome>(
         [&](store::Tx& tx) -> Result<collections::CreateOutcome> {
           ledger::NewTenantAccount account{"savings_account", "receptor", "COP",
-                                           {"1020304050", "CC", "Ana María Gómez", "natural"}};
-          auto opened = ledger::open_tenant_account(tx, k_other_tenant, account, now);
+                                           {"1020304050", "CC", name, "natural"}};
+          auto opened = ledger::open_tenant_account(tx, tenant, account, now);
           if (!opened) return std::move(opened).error();
           collections::NewCollection in;
           in.external_id = "c-" + value;
@@ -196,7 +200,7 @@ class NetworkStore : public test_stores::EngineStoreTest {
           in.minimum_attempt_amount = in.total_minimum_amount = 100;
           in.maximum_attempt_amount = in.total_maximum_amount = 100'000;
           in.key = collections::KeyRequest{type, value};
-          return collections::create_collection(tx, k_other_tenant, in, now);
+          return collections::create_collection(tx, tenant, in, now);
         });
     EXPECT_TRUE(made.ok()) << (made ? "" : made.error().errors.front().message);
     return made ? made->collection : collections::Collection{};
@@ -442,6 +446,48 @@ TEST_P(NetworkStore, ManyKeysResolveAsEachAloneWould) {
   EXPECT_EQ((*together)[i]->collection_id, late_plain.id);
   ASSERT_TRUE((*together)[i + 1].ok());
   EXPECT_EQ((*together)[i + 1]->collection_id, late_typed.id);
+}
+
+// A batch paying many collections of this Tesoro reads their creditors together (their
+// accounts by tenant, a statement per 250): each key resolves to its own collection and its own
+// account's beneficiary and number, as alone, across tenants and past the chunk boundary.
+TEST_P(NetworkStore, ManyCollectionKeysResolveToTheirOwnCreditorsTogether) {
+  std::vector<std::string> values;
+  std::map<std::string, collections::Collection> made;  // by key value
+  for (int i = 0; i < 263; ++i) {
+    const std::string value = "@PAGO" + std::to_string(1000 + i);
+    const std::string& tenant = i % 88 == 0 ? k_tenant : k_other_tenant;  // 3 of the first
+    made.emplace(value, collection_with_key("alphanumeric", value, tenant,
+                                            "Vendedor " + std::to_string(i) + " Pérez"));
+    values.push_back(value);
+  }
+  using Outcomes = std::vector<Result<network::Resolution>>;
+  auto together = run<Outcomes>([&](store::Tx& tx) -> Result<Outcomes> {
+    network::KeySet keys(tx, values, {});
+    Outcomes out;
+    for (const std::string& value : values) out.push_back(keys.plain(value, "value"));
+    return out;
+  });
+  ASSERT_TRUE(together.ok());
+  ASSERT_EQ(together->size(), values.size());
+  std::set<std::string> numbers;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const Result<network::Resolution>& got = (*together)[i];
+    ASSERT_TRUE(got.ok()) << values[i];
+    const collections::Collection& collection = made.at(values[i]);
+    EXPECT_EQ(got->collection_id, collection.id) << values[i];
+    EXPECT_EQ(got->collection_tenant_id, i % 88 == 0 ? k_tenant : k_other_tenant) << values[i];
+    EXPECT_EQ(got->creditor.full_name, "Vendedor " + std::to_string(i) + " Pérez");
+    auto account = run<ledger::Account>([&](store::Tx& tx) {
+      return ledger::get_account(tx, *got->collection_tenant_id, collection.tenant_account_id,
+                                 ledger::Surface::participant);
+    });
+    ASSERT_TRUE(account.ok());
+    EXPECT_EQ(got->account.number, account->number) << values[i];
+    numbers.insert(got->account.number);
+    expect_same(got, plain(values[i]), values[i]);
+  }
+  EXPECT_EQ(numbers.size(), values.size());  // each its own account
 }
 
 TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {

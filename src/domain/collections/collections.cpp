@@ -460,6 +460,16 @@ std::optional<DirectoryEntry> find_key(store::Tx& tx, const std::string& type,
   return std::move(found.begin()->second);
 }
 
+std::map<std::string, std::string> collection_accounts(store::Tx& tx, const std::string& tenant_id,
+                                                       const std::vector<std::string>& ids) {
+  std::map<std::string, std::string> accounts;
+  store::query_in(tx, "SELECT id, tenant_account_id FROM collections WHERE tenant_id = ? AND id",
+                  {tenant_id}, ids, "", [&](const store::Row& row) {
+                    accounts.emplace(row.text(0), row.text(1));
+                  });
+  return accounts;
+}
+
 std::map<KeyName, DirectoryEntry> find_keys(store::Tx& tx, const std::vector<KeyName>& keys) {
   std::map<std::string, std::set<std::string>> values_by_type;  // each value asked once
   for (const auto& [type, value] : keys) values_by_type[type].insert(value);

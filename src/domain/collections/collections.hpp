@@ -109,6 +109,11 @@ using KeyName = std::pair<std::string, std::string>;
 // instead of a lookup per key. Keys not registered are absent.
 std::map<KeyName, DirectoryEntry> find_keys(store::Tx& tx, const std::vector<KeyName>& keys);
 
+// The tenant account of each of the tenant's collections with these ids, by collection id:
+// those it has (what a transfer to a collection's key pays, read for many keys at once).
+std::map<std::string, std::string> collection_accounts(store::Tx& tx, const std::string& tenant_id,
+                                                       const std::vector<std::string>& ids);
+
 // A successful payment of `amount` to a collection locked by lock_collection (the caller has
 // checked payable(), the attempt amount bounds and remaining()): raises paid_amount and
 // successful_attempts, moves the state (minimum_paid, paid) with its events, sets the keys

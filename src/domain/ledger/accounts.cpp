@@ -6,6 +6,7 @@
 #include "core/ids.hpp"
 #include "core/money.hpp"
 #include "domain/ledger/journal.hpp"
+#include "store/bulk.hpp"
 #include "store/pages.hpp"
 
 namespace tesoro::ledger {
@@ -158,6 +159,21 @@ Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const s
                                            : errors::item_not_found("account");
   }
   return from_row(*row);
+}
+
+std::map<std::string, Account> get_accounts(store::Tx& tx, const std::string& tenant_id,
+                                            const std::vector<std::string>& ids, Surface surface) {
+  std::map<std::string, Account> found;
+  store::query_in(tx,
+                  std::string("SELECT ") + k_columns +
+                      " FROM ledger_accounts WHERE tenant_id = ? AND surface = ? AND id",
+                  {tenant_id, std::string(surface_name(surface))}, ids, "",
+                  [&](const store::Row& row) {
+                    Account account = from_row(row);
+                    std::string id = account.id;
+                    found.emplace(std::move(id), std::move(account));
+                  });
+  return found;
 }
 
 Result<PageOf<Account>> list_accounts(store::Tx& tx, const std::string& tenant_id,

@@ -149,16 +149,57 @@ Result<Candidate> typed_candidate(const std::string& type, const std::string& va
   return Candidate{type, std::move(normalized).value()};
 }
 
-// Reads the directory's entries of those `candidates` not asked before into `found`.
+using Creditors = std::map<std::pair<std::string, std::string>, std::optional<CollectionCreditor>>;
+
+// The creditors of the collections of these active entries not read before, into `creditors`:
+// for each tenant, its collections' accounts and those accounts, a statement per 250 of each.
+void read_creditors(store::Tx& tx, const std::vector<const collections::DirectoryEntry*>& entries,
+                    Creditors& creditors) {
+  std::map<std::string, std::vector<std::string>> collections_of;  // by tenant
+  for (const collections::DirectoryEntry* entry : entries) {
+    if (creditors.try_emplace({entry->tenant_id, entry->collection_id}).second) {
+      collections_of[entry->tenant_id].push_back(entry->collection_id);
+    }
+  }
+  for (const auto& [tenant_id, collection_ids] : collections_of) {
+    const std::map<std::string, std::string> account_of =
+        collections::collection_accounts(tx, tenant_id, collection_ids);
+    std::set<std::string> unique;
+    for (const auto& [collection_id, account_id] : account_of) unique.insert(account_id);
+    const std::map<std::string, ledger::Account> accounts = ledger::get_accounts(
+        tx, tenant_id, {unique.begin(), unique.end()}, ledger::Surface::participant);
+    for (const auto& [collection_id, account_id] : account_of) {
+      auto account = accounts.find(account_id);
+      if (account == accounts.end() || !account->second.beneficiary) continue;  // stays nullopt
+      const ledger::Beneficiary& beneficiary = *account->second.beneficiary;
+      creditors[{tenant_id, collection_id}] = CollectionCreditor{
+          {beneficiary.full_name, beneficiary.document_type, beneficiary.document_number,
+           beneficiary.type},
+          {account->second.number, account->second.type, account->second.currency}};
+    }
+  }
+}
+
+// Reads the directory's entries of those `candidates` not asked before into `found`, and the
+// creditors of the active ones into `creditors`.
 void look_up(store::Tx& tx, const std::vector<Candidate>& candidates,
              std::set<collections::KeyName>& asked,
-             std::map<collections::KeyName, collections::DirectoryEntry>& found) {
+             std::map<collections::KeyName, collections::DirectoryEntry>& found,
+             Creditors& creditors) {
   std::vector<collections::KeyName> missing;
   for (const Candidate& candidate : candidates) {
     collections::KeyName name{candidate.type, candidate.value};
     if (asked.insert(name).second) missing.push_back(std::move(name));
   }
-  if (!missing.empty()) found.merge(collections::find_keys(tx, missing));
+  if (missing.empty()) return;
+  std::map<collections::KeyName, collections::DirectoryEntry> fresh =
+      collections::find_keys(tx, missing);
+  std::vector<const collections::DirectoryEntry*> active;
+  for (const auto& [name, entry] : fresh) {
+    if (entry.state == "active") active.push_back(&entry);
+  }
+  read_creditors(tx, active, creditors);
+  found.merge(fresh);
 }
 
 // The part of a key the documented endings are read from: an email's part before '@', any
@@ -227,22 +268,17 @@ Resolution synthetic(const Candidate& key) {
 }
 
 // A key of a collection of this Tesoro: its creditor is the collection's tenant account.
-Result<Resolution> registered(store::Tx& tx, const Candidate& key,
-                              const collections::DirectoryEntry& entry, std::string_view path) {
-  auto collection = collections::get_collection(tx, entry.tenant_id, entry.collection_id);
-  if (!collection) return no_creditor(path, key);
-  auto account = ledger::get_account(tx, entry.tenant_id, collection->tenant_account_id,
-                                     ledger::Surface::participant);
-  if (!account || !account->beneficiary) return no_creditor(path, key);
-  const ledger::Beneficiary& beneficiary = *account->beneficiary;
+Result<Resolution> registered(const Candidate& key, const collections::DirectoryEntry& entry,
+                              const Creditors& creditors, std::string_view path) {
+  auto creditor = creditors.find({entry.tenant_id, entry.collection_id});
+  if (creditor == creditors.end() || !creditor->second) return no_creditor(path, key);
   Resolution resolution;
   resolution.key_type = key.type;
   resolution.key_value = key.value;
   resolution.participant_nit = nit_with_check_digit(k_tesoro_participant.nit_digits);
   resolution.spbvi = k_tesoro_participant.spbvi;
-  resolution.creditor = {beneficiary.full_name, beneficiary.document_type,
-                         beneficiary.document_number, beneficiary.type};
-  resolution.account = {account->number, account->type, account->currency};
+  resolution.creditor = creditor->second->creditor;
+  resolution.account = creditor->second->account;
   resolution.collection_tenant_id = entry.tenant_id;
   resolution.collection_id = entry.collection_id;
   return resolution;
@@ -250,15 +286,19 @@ Result<Resolution> registered(store::Tx& tx, const Candidate& key,
 
 // Registered keys first (an active one of any candidate type wins; an inactive one alone means
 // not found), then the synthetic directory for the most specific type.
-// `found`: the directory's entries for (at least) these candidates (collections::find_keys).
+// `found`: the directory's entries for (at least) these candidates (collections::find_keys);
+// `creditors`: those of the active ones' collections (read_creditors).
 Result<Resolution> resolve_candidates(
-    store::Tx& tx, const std::vector<Candidate>& candidates, std::string_view path,
-    const std::map<collections::KeyName, collections::DirectoryEntry>& found) {
+    const std::vector<Candidate>& candidates, std::string_view path,
+    const std::map<collections::KeyName, collections::DirectoryEntry>& found,
+    const Creditors& creditors) {
   bool inactive = false;
   for (const Candidate& candidate : candidates) {
     auto entry = found.find({candidate.type, candidate.value});
     if (entry == found.end()) continue;
-    if (entry->second.state == "active") return registered(tx, candidate, entry->second, path);
+    if (entry->second.state == "active") {
+      return registered(candidate, entry->second, creditors, path);
+    }
     inactive = true;
   }
   const Candidate& key = candidates.front();
@@ -320,14 +360,14 @@ KeySet::KeySet(store::Tx& tx, const std::vector<std::string>& plain_values,
     auto candidate = typed_candidate(type, value, "");
     if (candidate) candidates.push_back(std::move(candidate).value());
   }
-  look_up(tx_, candidates, asked_, found_);
+  look_up(tx_, candidates, asked_, found_, creditors_);
 }
 
 Result<Resolution> KeySet::plain(const std::string& value, std::string_view path) {
   const std::vector<Candidate> candidates = candidates_of(value);
   if (candidates.empty()) return not_a_key(path);
-  look_up(tx_, candidates, asked_, found_);
-  return resolve_candidates(tx_, candidates, path, found_);
+  look_up(tx_, candidates, asked_, found_, creditors_);
+  return resolve_candidates(candidates, path, found_, creditors_);
 }
 
 Result<Resolution> KeySet::typed(const std::string& type, const std::string& value,
@@ -335,8 +375,8 @@ Result<Resolution> KeySet::typed(const std::string& type, const std::string& val
   auto candidate = typed_candidate(type, value, path);
   if (!candidate) return std::move(candidate).error();
   const std::vector<Candidate> candidates = {std::move(candidate).value()};
-  look_up(tx_, candidates, asked_, found_);
-  return resolve_candidates(tx_, candidates, path, found_);
+  look_up(tx_, candidates, asked_, found_, creditors_);
+  return resolve_candidates(candidates, path, found_, creditors_);
 }
 
 std::string mask_name(std::string_view name) {

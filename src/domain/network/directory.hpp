@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/result.hpp"
@@ -78,6 +79,12 @@ Result<Resolution> resolve_plain_key(store::Tx& tx, std::string_view value,
 // (collections::find_keys), not one statement per type per key. Each answers as
 // resolve_plain_key or resolve_key in the same unit would; a key not given up front is looked
 // up when first asked.
+// The creditor a registered key's collection pays: its tenant account's beneficiary and number.
+struct CollectionCreditor {
+  Creditor creditor;
+  CreditorAccount account;
+};
+
 class KeySet {
  public:
   // plain_values: plain keys; typed: (type, value) pairs as a payout or a target names them.
@@ -91,6 +98,9 @@ class KeySet {
   store::Tx& tx_;
   std::set<collections::KeyName> asked_;
   std::map<collections::KeyName, collections::DirectoryEntry> found_;
+  // By (tenant, collection) of each active entry found, read together with the entries;
+  // nullopt when the collection or its account is gone.
+  std::map<std::pair<std::string, std::string>, std::optional<CollectionCreditor>> creditors_;
 };
 
 // Resolves a key of a known type (a payout's target): the same outcomes.
