@@ -79,13 +79,9 @@ class Writer {
   }
 
   // Members made elsewhere (`"key":value` pairs separated by commas, at least one), written as
-  // is inside the open object: the constant run of an object written many times.
-  Writer& members(std::string_view json) {
-    separate();
-    out_ += json;
-    need_comma_ = true;
-    return *this;
-  }
+  // is inside the open object: the constant run of an object written many times. Separated from
+  // what comes before and after as a value is, so written as raw() writes one.
+  Writer& members(std::string_view json) { return raw(json); }
 
   const std::string& text() const { return out_; }
   std::string take() { return std::move(out_); }
