@@ -149,12 +149,10 @@ Result<Candidate> typed_candidate(const std::string& type, const std::string& va
   return Candidate{type, std::move(normalized).value()};
 }
 
-using Creditors = std::map<std::pair<std::string, std::string>, std::optional<CollectionCreditor>>;
-
 // The creditors of the collections of these active entries not read before, into `creditors`:
 // for each tenant, its collections' accounts and those accounts, a statement per 250 of each.
 void read_creditors(store::Tx& tx, const std::vector<const collections::DirectoryEntry*>& entries,
-                    Creditors& creditors) {
+                    CollectionCreditors& creditors) {
   std::map<std::string, std::vector<std::string>> collections_of;  // by tenant
   for (const collections::DirectoryEntry* entry : entries) {
     if (creditors.try_emplace({entry->tenant_id, entry->collection_id}).second) {
@@ -185,7 +183,7 @@ void read_creditors(store::Tx& tx, const std::vector<const collections::Director
 void look_up(store::Tx& tx, const std::vector<Candidate>& candidates,
              std::set<collections::KeyName>& asked,
              std::map<collections::KeyName, collections::DirectoryEntry>& found,
-             Creditors& creditors) {
+             CollectionCreditors& creditors) {
   std::vector<collections::KeyName> missing;
   for (const Candidate& candidate : candidates) {
     collections::KeyName name{candidate.type, candidate.value};
@@ -269,7 +267,7 @@ Resolution synthetic(const Candidate& key) {
 
 // A key of a collection of this Tesoro: its creditor is the collection's tenant account.
 Result<Resolution> registered(const Candidate& key, const collections::DirectoryEntry& entry,
-                              const Creditors& creditors, std::string_view path) {
+                              const CollectionCreditors& creditors, std::string_view path) {
   auto creditor = creditors.find({entry.tenant_id, entry.collection_id});
   if (creditor == creditors.end() || !creditor->second) return no_creditor(path, key);
   Resolution resolution;
@@ -291,7 +289,7 @@ Result<Resolution> registered(const Candidate& key, const collections::Directory
 Result<Resolution> resolve_candidates(
     const std::vector<Candidate>& candidates, std::string_view path,
     const std::map<collections::KeyName, collections::DirectoryEntry>& found,
-    const Creditors& creditors) {
+    const CollectionCreditors& creditors) {
   bool inactive = false;
   for (const Candidate& candidate : candidates) {
     auto entry = found.find({candidate.type, candidate.value});

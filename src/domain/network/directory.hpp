@@ -84,6 +84,9 @@ struct CollectionCreditor {
   Creditor creditor;
   CreditorAccount account;
 };
+// By (tenant, collection); nullopt when the collection or its account is gone.
+using CollectionCreditors =
+    std::map<std::pair<std::string, std::string>, std::optional<CollectionCreditor>>;
 
 class KeySet {
  public:
@@ -98,9 +101,8 @@ class KeySet {
   store::Tx& tx_;
   std::set<collections::KeyName> asked_;
   std::map<collections::KeyName, collections::DirectoryEntry> found_;
-  // By (tenant, collection) of each active entry found, read together with the entries;
-  // nullopt when the collection or its account is gone.
-  std::map<std::pair<std::string, std::string>, std::optional<CollectionCreditor>> creditors_;
+  // Those of each active entry found, read together with the entries.
+  CollectionCreditors creditors_;
 };
 
 // Resolves a key of a known type (a payout's target): the same outcomes.
