@@ -3,7 +3,12 @@
 #include <boost/json.hpp>
 #include <openssl/crypto.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -11,6 +16,7 @@
 #include "app/app.hpp"
 #include "app/card_key.hpp"
 #include "core/clock.hpp"
+#include "core/limits.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "domain/auth/credentials.hpp"
@@ -211,6 +217,20 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
   }
   print_object(created.value(), as_json);
   return 0;
+}
+
+// Lowers the calling thread's priority by limits::k_sqlite_other_threads_nice; the threads it
+// makes from then on inherit it (Linux keeps a nice value per thread), while the threads made
+// before (SQLite's writer and checkpointer) keep theirs. Where the system refuses, the server
+// runs as before and says so.
+void run_behind_the_writer() {
+  errno = 0;
+  const int current = getpriority(PRIO_PROCESS, 0);  // 0: the calling thread, on Linux
+  const int lowered = std::min(current + limits::k_sqlite_other_threads_nice, 19);
+  if (errno != 0 || setpriority(PRIO_PROCESS, 0, lowered) != 0) {
+    const int failure = errno;
+    log::write(log::Level::warn, "server.priority_unchanged", {{"error", std::strerror(failure)}});
+  }
 }
 
 }  // namespace
@@ -416,6 +436,7 @@ int command_serve(const Config& config) {
   std::optional<std::string> environment_key = card_key_from_environment(!sqlite);
   auto store = open_initialised({config.data_dir, config.database_url}, /*read_only=*/false,
                                 config.commit_batch_max);
+  if (sqlite) run_behind_the_writer();
   std::string key = environment_key ? *environment_key : card_key_from_file(config.data_dir);
   crypto::Sealer card_numbers(key);
   OPENSSL_cleanse(key.data(), key.size());

@@ -1,14 +1,19 @@
 // The foundation as a client sees it: envelope, routing, limits, auth, idempotency, operations.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <future>
 #include <thread>
 
+#include "core/limits.hpp"
 #include "harness.hpp"
 
 using harness::Reply;
@@ -78,6 +83,61 @@ TEST(Operations, HandlerThreadsFollowTheEngineUnlessGiven) {
   given.extra_args = {"--workers", "7"};
   Server server(given);
   EXPECT_EQ(threads(server.get("/metrics")), 7);
+}
+
+namespace {
+
+// Each thread of a process by name: its nice value (the 19th field of /proc/PID/task/TID/stat;
+// the name, the second, is in parentheses and may hold spaces).
+std::multimap<std::string, int> thread_nice_values(int pid) {
+  std::multimap<std::string, int> found;
+  for (const auto& task : std::filesystem::directory_iterator(
+           "/proc/" + std::to_string(pid) + "/task")) {
+    std::ifstream file(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    auto open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;  // the thread ended
+    std::istringstream rest(stat.substr(close + 2));
+    std::string field;
+    for (int index = 3; index < 19 && rest >> field; ++index) {
+    }
+    int nice = 0;
+    if (rest >> nice) found.emplace(stat.substr(open + 1, close - open - 1), nice);
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST(Operations, OnSqliteEveryOtherThreadRunsBehindTheWriter) {
+  Server server;
+  server.get("/healthz");  // the handlers and workers are running
+  std::multimap<std::string, int> threads = thread_nice_values(server.pid());
+  ASSERT_GT(threads.size(), 10U);
+  int writer = 0;
+  int others = 0;
+  std::set<int> others_nice;
+  for (const auto& [name, nice] : threads) {
+    if (name == "sqlite-writer" || name == "sqlite-checkpt") {
+      ++writer;
+      continue;
+    }
+    ++others;
+    others_nice.insert(nice);
+  }
+  EXPECT_GT(others, 10);
+  ASSERT_EQ(others_nice.size(), 1U) << "every other thread has the same priority";
+  const int started_nice = getpriority(PRIO_PROCESS, 0);  // the server inherits this test's
+  if (harness::is_postgres()) {  // no writer of its own: every thread keeps its priority
+    EXPECT_EQ(writer, 0);
+    EXPECT_EQ(*others_nice.begin(), started_nice);
+    return;
+  }
+  ASSERT_EQ(writer, 2);
+  EXPECT_EQ(threads.find("sqlite-writer")->second, started_nice);
+  EXPECT_EQ(threads.find("sqlite-checkpt")->second, started_nice);
+  EXPECT_EQ(*others_nice.begin(),
+            std::min(started_nice + tesoro::limits::k_sqlite_other_threads_nice, 19));
 }
 
 TEST(Operations, ServesOpenApiDescription) {

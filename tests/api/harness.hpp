@@ -79,6 +79,7 @@ class Server {
 
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
+  int pid() const { return pid_; }  // the `tesoro serve` process
   const json::object& credentials() const { return credentials_; }
   std::string api_key() const;
   std::string bearer_core() const { return "Authorization: Bearer " + api_key(); }
