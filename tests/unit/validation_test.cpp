@@ -118,3 +118,76 @@ TEST(Fields, AddressUnderAnyKeyReportsPathsUnderThatKey) {
   EXPECT_EQ(paths, (std::vector<std::string>{"billing_address.city", "billing_address.country",
                                              "billing_address.floor"}));
 }
+
+namespace {
+
+// The one problem a body parse_object refuses has, as "path: message".
+std::string refusal(std::string_view body) {
+  auto parsed = parse_object(body);
+  if (parsed) return "accepted";
+  const Error& error = parsed.error();
+  if (error.errors.size() != 1) return "problems: " + std::to_string(error.errors.size());
+  return error.errors[0].path.value_or("") + ": " + error.errors[0].message;
+}
+
+}  // namespace
+
+TEST(ParseObject, TheDocumentIsWhatBoostJsonParses) {
+  const std::string body =
+      R"({"a":1,"b":-2,"c":18446744073709551615,"d":1.5e3,"e":true,"f":false,"g":null,)"
+      R"("h":"x\u00e9\"y","i":[1,[2,{"j":[]}],{}],"k":{"l":{"m":"n"}},"o\u0070":"q"} )";
+  auto parsed = parse_object(body);
+  ASSERT_TRUE(parsed) << refusal(body);
+  EXPECT_EQ(json::value(parsed.value()), json::parse(body));
+  EXPECT_EQ(json::serialize(parsed.value()), json::serialize(json::parse(body)));
+}
+
+TEST(ParseObject, AKeyTwiceInOneObjectIsRefusedAndNamed) {
+  EXPECT_EQ(refusal(R"({"a":1,"b":2,"a":3})"), "a: key \"a\" appears twice in one object");
+  EXPECT_EQ(refusal(R"({"x":{"a":1,"b":{"c":1},"a":2}})"),
+            "a: key \"a\" appears twice in one object");
+  // Written with an escape (the parser gives such a key in parts), it is still the same key.
+  EXPECT_EQ(refusal(R"({"ab":1,"a\u0062":2})"), "ab: key \"ab\" appears twice in one object");
+  // The first key found twice is the one named.
+  EXPECT_EQ(refusal(R"({"b":1,"a":1,"a":2,"b":2})"), "a: key \"a\" appears twice in one object");
+}
+
+TEST(ParseObject, TheSameKeyInOtherObjectsIsNoDuplicate) {
+  // Objects one after another at the same depth, nested in each other, and in arrays.
+  EXPECT_EQ(refusal(R"({"a":{"a":{"a":1}},"b":{"a":2,"b":3},"c":[{"a":1,"b":2},{"b":1,"a":2}]})"),
+            "accepted");
+  // An object after a larger one at its depth starts with no keys of the one before.
+  EXPECT_EQ(refusal(R"({"l":[{"a":1,"b":2,"c":3,"d":4},{"d":1}],"m":{"c":1}})"), "accepted");
+}
+
+TEST(ParseObject, ObjectsOfManyKeysAreCheckedWhole) {
+  auto object_of = [](int keys, const std::string& last) {
+    std::string body = "{";
+    for (int i = 0; i < keys; ++i) {
+      body += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+    }
+    return body + "\"" + last + "\":0}";
+  };
+  EXPECT_EQ(refusal(object_of(100, "other")), "accepted");
+  EXPECT_EQ(refusal(object_of(100, "k3")), "k3: key \"k3\" appears twice in one object");
+  EXPECT_EQ(refusal(object_of(100, "k31")), "k31: key \"k31\" appears twice in one object");
+  EXPECT_EQ(refusal(object_of(100, "k32")), "k32: key \"k32\" appears twice in one object");
+  EXPECT_EQ(refusal(object_of(100, "k99")), "k99: key \"k99\" appears twice in one object");
+  // After an object of many keys, the next one at its depth has none of them.
+  EXPECT_EQ(refusal("{\"x\":[" + object_of(50, "z") + ",{\"k40\":1,\"k2\":2}]}"), "accepted");
+  EXPECT_EQ(refusal("{\"x\":[" + object_of(50, "z") + "," + object_of(40, "k45") + "]}"),
+            "accepted");
+  auto parsed = parse_object(object_of(5000, "last"));
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed.value().size(), 5001U);
+}
+
+TEST(ParseObject, OnlyAJsonObjectWithNothingAfterItIsAccepted) {
+  EXPECT_EQ(refusal("{} \n"), "accepted");
+  EXPECT_EQ(refusal("[]"), ": body must be a JSON object");
+  EXPECT_EQ(refusal("{}x").rfind(": body is not valid JSON: ", 0), 0U) << refusal("{}x");
+  EXPECT_EQ(refusal(R"({"a":1}{})").rfind(": body is not valid JSON: ", 0), 0U);
+  // A body that is not JSON is refused as such, even with a key twice before the fault.
+  EXPECT_EQ(refusal(R"({"a":1,"a":2,)").rfind(": body is not valid JSON: ", 0), 0U);
+  EXPECT_EQ(refusal(std::string(33, '[')).rfind(": body is not valid JSON: ", 0), 0U);
+}
