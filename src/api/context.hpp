@@ -173,6 +173,9 @@ struct RouteSpec {
   // thread on every engine (App::runs_inline). A GET handler only ever reads: on SQLite every
   // GET runs there.
   bool touches_store = true;
+  // A request of up to limits::k_batch_items_max items (a batch): handled on threads of its own
+  // (App::is_bulk), which on SQLite run behind the store's writer.
+  bool bulk = false;
 };
 using Routes = std::vector<RouteSpec>;
 // Each endpoint group has one `void add_<group>_routes(Routes&)`, listed in route_groups.cpp.

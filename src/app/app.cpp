@@ -277,6 +277,12 @@ bool App::runs_inline(const http::Request& request) const {
          !routes_[match.route_index].touches_store;
 }
 
+bool App::is_bulk(const http::Request& request) const {
+  const std::string path = request.target.substr(0, request.target.find('?'));
+  http::RouteMatch match = router_.match(request.method, path);
+  return match.outcome == http::RouteMatch::Outcome::found && routes_[match.route_index].bulk;
+}
+
 std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
   if (api::is_console_api_path(context.path)) return authenticate_console(context, route);
   if (route.auth == api::AuthKind::none) return std::nullopt;
@@ -362,7 +368,7 @@ http::Response App::render_transport_error(const Error& error, const http::Reque
   return response;
 }
 
-void App::start_background() {
+void App::start_background(std::function<void()> thread_started) {
   // Expired idempotency records, tokens, console sessions and sign-in failures, a bounded chunk
   // per unit.
   runner_.add(workers::PeriodicWorker{
@@ -419,7 +425,7 @@ void App::start_background() {
         if (!failed) return failed.error();
         return std::optional<time::Micros>();
       }});
-  runner_.start();
+  runner_.start(std::move(thread_started));
 }
 
 void App::add_webhook_workers() {

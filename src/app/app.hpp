@@ -3,6 +3,7 @@
 // (request id -> route -> auth -> rate limit -> idempotency -> handler -> log and metrics).
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -33,9 +34,12 @@ class App {
   // are WAL snapshots that never wait for the writer. Writes wait for their group commit and
   // PostgreSQL reads for the network: those go to a worker.
   bool runs_inline(const http::Request& request) const;
+  // Whether the request's route takes a batch of items (api::RouteSpec::bulk:
+  // http::Handlers::is_bulk).
+  bool is_bulk(const http::Request& request) const;
   // The background workers (workers::Runner): the sweeper of expired idempotency records and
   // tokens, the event sequencer, and each module's job workers.
-  void start_background();
+  void start_background(std::function<void()> thread_started = {});
   // Stops the workers, then the store: a write after this answers 503 at once.
   void stop_background();
   workers::Runner& runner() { return runner_; }

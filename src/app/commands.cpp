@@ -3,12 +3,8 @@
 #include <boost/json.hpp>
 #include <openssl/crypto.h>
 
-#include <sys/resource.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -19,6 +15,7 @@
 #include "core/limits.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "core/thread_priority.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/configuration_groups.hpp"
@@ -217,20 +214,6 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
   }
   print_object(created.value(), as_json);
   return 0;
-}
-
-// Lowers the calling thread's priority by limits::k_sqlite_other_threads_nice; the threads it
-// makes from then on inherit it (Linux keeps a nice value per thread), while the threads made
-// before (SQLite's writer and checkpointer) keep theirs. Where the system refuses, the server
-// runs as before and says so.
-void run_behind_the_writer() {
-  errno = 0;
-  const int current = getpriority(PRIO_PROCESS, 0);  // 0: the calling thread, on Linux
-  const int lowered = std::min(current + limits::k_sqlite_other_threads_nice, 19);
-  if (errno != 0 || setpriority(PRIO_PROCESS, 0, lowered) != 0) {
-    const int failure = errno;
-    log::write(log::Level::warn, "server.priority_unchanged", {{"error", std::strerror(failure)}});
-  }
 }
 
 }  // namespace
@@ -436,22 +419,32 @@ int command_serve(const Config& config) {
   std::optional<std::string> environment_key = card_key_from_environment(!sqlite);
   auto store = open_initialised({config.data_dir, config.database_url}, /*read_only=*/false,
                                 config.commit_batch_max);
-  if (sqlite) run_behind_the_writer();
   std::string key = environment_key ? *environment_key : card_key_from_file(config.data_dir);
   crypto::Sealer card_numbers(key);
   OPENSSL_cleanse(key.data(), key.size());
   if (environment_key) OPENSSL_cleanse(environment_key->data(), environment_key->size());
   App app(config, std::move(store), std::move(card_numbers));
+  // On SQLite batches and the background workers run behind the store's writer, which every
+  // write waits for (limits::k_sqlite_behind_writer_nice).
+  std::function<void()> behind_the_writer;
+  if (sqlite) {
+    options.bulk_workers = limits::k_bulk_workers_sqlite;
+    behind_the_writer = [] {
+      thread_priority::lower_this_thread(limits::k_sqlite_behind_writer_nice);
+    };
+  }
   http::Handlers handlers;
   handlers.handle = [&app](http::Request& request) { return app.handle(request); };
   handlers.runs_inline = [&app](const http::Request& request) { return app.runs_inline(request); };
   handlers.render_error = [&app](const Error& error, const http::Request& request) {
     return app.render_transport_error(error, request);
   };
+  handlers.is_bulk = [&app](const http::Request& request) { return app.is_bulk(request); };
+  handlers.bulk_worker_started = behind_the_writer;
   handlers.on_listening = [&](unsigned short port) {
     // Workers start once the address is ours: a server that cannot listen does no work.
     app.listening_on(options.host, port);
-    app.start_background();
+    app.start_background(behind_the_writer);
     log::write(log::Level::warn, "server.listening",
                {{"address", "http://" + options.host + ":" + std::to_string(port)},
                 {"environment", config.environment},

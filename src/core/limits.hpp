@@ -23,13 +23,16 @@ inline constexpr std::size_t k_json_depth_max = 32;
 // about a fifth fewer authenticated reads per second than 16, bench/RESULTS.md).
 inline constexpr int k_workers_default_sqlite = 64;
 inline constexpr int k_postgres_pool_size = 16;  // connections per node
-// SQLite: how many nice levels below the store's writer every other thread of `serve` runs (the
-// HTTP threads, the handlers, the background workers; the checkpointer stays with the writer).
-// Every write goes through the one writer, so a batch that waits for a core behind the handlers
-// preparing the next ones holds up all of them: batches of 1000 outgoing transfers on 8
-// connections were accepted 4-8% faster, the writer's wait for a core a third shorter
-// (docs/scaling.md). A thread may lower its own priority without privileges, not raise it.
-inline constexpr int k_sqlite_other_threads_nice = 10;
+// SQLite: batches (api::RouteSpec::bulk: up to k_batch_items_max items a request) are handled
+// on threads of their own, which run k_sqlite_behind_writer_nice nice levels below the store's
+// writer, as the background workers do. Every write goes through the one writer, so a batch that
+// waits for a core behind the threads preparing the next ones holds up all of them: batches of
+// 1000 outgoing transfers on 8 connections were accepted 4-14% faster (docs/scaling.md). The
+// other handlers keep the process's priority: every handler behind the writer had cost small
+// durable writes 4-6% against a client on the same machine. A thread may lower its own
+// priority without privileges, not raise it.
+inline constexpr int k_bulk_workers_sqlite = 16;
+inline constexpr int k_sqlite_behind_writer_nice = 10;
 inline constexpr int k_workers_max = 1024;
 inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for the writer
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit

@@ -15,6 +15,7 @@
 #include "core/limits.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "core/thread_priority.hpp"
 
 namespace tesoro::http {
 
@@ -32,6 +33,7 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   asio::io_context io{options.io_threads};
   asio::thread_pool workers{static_cast<std::size_t>(options.workers)};
+  std::optional<asio::thread_pool> bulk_workers;  // when options.bulk_workers > 0
   // The acceptor, its signals and the shutdown run on one strand: closing the acceptor never
   // races an accept completing on another I/O thread.
   asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};
@@ -41,7 +43,20 @@ struct Server::Impl {
   asio::steady_timer accept_pause{control};
   std::chrono::steady_clock::time_point drain_deadline;
 
-  Impl(ServerOptions o, Handlers h) : options(std::move(o)), handlers(std::move(h)) {}
+  Impl(ServerOptions o, Handlers h) : options(std::move(o)), handlers(std::move(h)) {
+    if (options.bulk_workers > 0) {
+      bulk_workers.emplace(static_cast<std::size_t>(options.bulk_workers));
+    }
+  }
+  // The pools make their threads themselves: each thread is named, and set up by `started`,
+  // when it takes its first request.
+  static void thread_starting(const char* name, const std::function<void()>& started) {
+    thread_local bool done = false;
+    if (done) return;
+    done = true;
+    thread_priority::name_this_thread(name);
+    if (started) started();
+  }
   void accept();
   void begin_shutdown();
   void wait_for_drain();
@@ -126,13 +141,25 @@ class Session : public std::enable_shared_from_this<Session> {
     if (server_.handlers.runs_inline && server_.handlers.runs_inline(request)) {
       return write(server_.handlers.handle(request), true);
     }
-    asio::post(server_.workers, [self = shared_from_this(), request = std::move(request)]() mutable {
+    const bool bulk = server_.bulk_workers && server_.handlers.is_bulk &&
+                      server_.handlers.is_bulk(request);
+    auto work = [self = shared_from_this(), request = std::move(request), bulk]() mutable {
+      if (bulk) {
+        Server::Impl::thread_starting("http-bulk", self->server_.handlers.bulk_worker_started);
+      } else {
+        Server::Impl::thread_starting("http-worker", {});
+      }
       Response response = self->server_.handlers.handle(request);
       asio::post(self->stream_.get_executor(),
                  [self, response = std::move(response)]() mutable {
                    self->write(std::move(response), true);
                  });
-    });
+    };
+    if (bulk) {
+      asio::post(*server_.bulk_workers, std::move(work));
+    } else {
+      asio::post(server_.workers, std::move(work));
+    }
   }
 
   Request to_request(bhttp::request<bhttp::string_body>&& message) {
@@ -295,10 +322,16 @@ void Server::run() {
   });
   s.accept();
   std::vector<std::thread> threads;
-  for (int i = 1; i < s.options.io_threads; ++i) threads.emplace_back([&s] { s.io.run(); });
+  for (int i = 1; i < s.options.io_threads; ++i) {
+    threads.emplace_back([&s] {
+      thread_priority::name_this_thread("http-io");
+      s.io.run();
+    });
+  }
   s.io.run();
   for (auto& thread : threads) thread.join();
   s.workers.join();
+  if (s.bulk_workers) s.bulk_workers->join();
   log::write(log::Level::info, "server.stopped", {});
 }
 

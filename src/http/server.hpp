@@ -15,6 +15,8 @@ struct ServerOptions {
   unsigned short port = 8080;
   int io_threads = 2;
   int workers = 64;
+  // Threads of their own for the requests Handlers::is_bulk names; 0: they go to the workers.
+  int bulk_workers = 0;
 };
 
 struct Handlers {
@@ -28,6 +30,11 @@ struct Handlers {
   std::function<Response(const Error&, const Request&)> render_error;
   // Called once the listener is bound, with the actual port.
   std::function<void(unsigned short)> on_listening;
+  // Whether a request may carry many items (a batch): with ServerOptions::bulk_workers, such
+  // requests are handled on threads of their own. Empty: none is.
+  std::function<bool(const Request&)> is_bulk;
+  // Called on each bulk worker thread before its first request (its priority, say).
+  std::function<void()> bulk_worker_started;
 };
 
 class Server {

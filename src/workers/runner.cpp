@@ -11,6 +11,7 @@
 #include "core/ids.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "core/thread_priority.hpp"
 #include "domain/clock/tenant_clock.hpp"
 
 namespace tesoro::workers {
@@ -77,10 +78,14 @@ void Runner::add(PeriodicWorker worker) {
   slots_.push_back(std::move(slot));
 }
 
-void Runner::start() {
+void Runner::start(std::function<void()> thread_started) {
   store_.set_listener([this](const std::string& topic) { notify(topic); });
   for (auto& slot : slots_) {
-    slot->thread = std::thread([this, raw = slot.get()] { loop(*raw); });
+    slot->thread = std::thread([this, raw = slot.get(), thread_started] {
+      thread_priority::name_this_thread("worker");
+      if (thread_started) thread_started();
+      loop(*raw);
+    });
     log::write(log::Level::info, "worker.started", {{"worker", slot->name}});
   }
   started_ = true;

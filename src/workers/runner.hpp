@@ -74,8 +74,9 @@ class Runner {
 
   void add(JobWorker worker);
   void add(PeriodicWorker worker);
-  // Listens to the store's notifications and starts every worker, in the order added.
-  void start();
+  // Listens to the store's notifications and starts every worker, in the order added. Each
+  // worker's thread is named "worker" and runs thread_started (when given) before its work.
+  void start(std::function<void()> thread_started = {});
   // Stops the workers in reverse order; each finishes its current pass. Idempotent.
   void stop();
   // Wakes the workers that listen to `topic`.

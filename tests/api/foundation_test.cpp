@@ -109,35 +109,33 @@ std::multimap<std::string, int> thread_nice_values(int pid) {
 
 }  // namespace
 
-TEST(Operations, OnSqliteEveryOtherThreadRunsBehindTheWriter) {
+TEST(Operations, OnSqliteBatchesAndBackgroundWorkRunBehindTheWriter) {
   Server server;
-  server.get("/healthz");  // the handlers and workers are running
+  // A batch route and another write, each answered (401) by a handler thread of its kind.
+  EXPECT_EQ(server.post("/api/v1/collections", "{}").status, 401);
+  EXPECT_EQ(server.post("/api/v1/outgoing_transfers", "{}").status, 401);
+  EXPECT_EQ(server.post("/v1/ledger/account_holders", "{}").status, 401);
   std::multimap<std::string, int> threads = thread_nice_values(server.pid());
-  ASSERT_GT(threads.size(), 10U);
-  int writer = 0;
-  int others = 0;
-  std::set<int> others_nice;
-  for (const auto& [name, nice] : threads) {
-    if (name == "sqlite-writer" || name == "sqlite-checkpt") {
-      ++writer;
-      continue;
-    }
-    ++others;
-    others_nice.insert(nice);
-  }
-  EXPECT_GT(others, 10);
-  ASSERT_EQ(others_nice.size(), 1U) << "every other thread has the same priority";
+  std::map<std::string, std::set<int>> nice_by_name;
+  for (const auto& [name, nice] : threads) nice_by_name[name].insert(nice);
   const int started_nice = getpriority(PRIO_PROCESS, 0);  // the server inherits this test's
+  const std::set<int> as_started{started_nice};
+  const std::set<int> behind{
+      std::min(started_nice + tesoro::limits::k_sqlite_behind_writer_nice, 19)};
+  EXPECT_EQ(nice_by_name["http-io"], as_started);
+  EXPECT_EQ(nice_by_name["http-worker"], as_started);
   if (harness::is_postgres()) {  // no writer of its own: every thread keeps its priority
-    EXPECT_EQ(writer, 0);
-    EXPECT_EQ(*others_nice.begin(), started_nice);
+    EXPECT_EQ(threads.count("sqlite-writer"), 0U);
+    EXPECT_EQ(threads.count("http-bulk"), 0U) << "batches go to the other handlers";
+    EXPECT_EQ(nice_by_name["worker"], as_started);
     return;
   }
-  ASSERT_EQ(writer, 2);
-  EXPECT_EQ(threads.find("sqlite-writer")->second, started_nice);
-  EXPECT_EQ(threads.find("sqlite-checkpt")->second, started_nice);
-  EXPECT_EQ(*others_nice.begin(),
-            std::min(started_nice + tesoro::limits::k_sqlite_other_threads_nice, 19));
+  EXPECT_EQ(nice_by_name["sqlite-writer"], as_started);
+  EXPECT_EQ(nice_by_name["sqlite-checkpt"], as_started);
+  EXPECT_EQ(nice_by_name["http-bulk"], behind);
+  EXPECT_EQ(nice_by_name["worker"], behind);
+  EXPECT_GE(threads.count("http-bulk"), 1U);
+  EXPECT_GE(threads.count("worker"), 5U);
 }
 
 TEST(Operations, ServesOpenApiDescription) {

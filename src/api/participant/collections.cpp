@@ -262,6 +262,7 @@ void add_collection_routes(Routes& routes) {
   // includes. /collections/find_successful_by (and the attempts routes) are literals: the
   // router prefers them to /collections/{id}.
   routes.push_back({"POST", "/api/v1/collections", AuthKind::participant, "collections", create});
+  routes.back().bulk = true;
   routes.push_back(
       {"GET", "/api/v1/collections", AuthKind::participant, "collections:readonly", list});
   routes.push_back({"GET", "/api/v1/collections/find_successful_by", AuthKind::participant,

@@ -182,6 +182,7 @@ void add_outgoing_transfer_routes(Routes& routes) {
   // outgoing_transfers includes. find_successful_by is a literal: the router prefers it to {id}.
   routes.push_back(
       {"POST", "/api/v1/outgoing_transfers", AuthKind::participant, "outgoing_transfers", create});
+  routes.back().bulk = true;
   routes.push_back({"GET", "/api/v1/outgoing_transfers", AuthKind::participant,
                     "outgoing_transfers:readonly", list});
   routes.push_back({"GET", "/api/v1/outgoing_transfers/find_successful_by",

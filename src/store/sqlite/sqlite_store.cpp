@@ -1,6 +1,5 @@
 #include "store/sqlite/sqlite_store.hpp"
 
-#include <pthread.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -19,6 +18,7 @@
 #include "store/connection_tx.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
+#include "core/thread_priority.hpp"
 
 namespace tesoro::store {
 namespace {
@@ -226,11 +226,11 @@ class SqliteStore final : public Store {
     writer_connection_->count_wal_frames(&wal_frames_);
     // Named for operators (top -H, perf): the group-commit writer is the thread to watch.
     writer_ = std::thread([this] {
-      pthread_setname_np(pthread_self(), "sqlite-writer");
+      thread_priority::name_this_thread("sqlite-writer");
       writer_loop();
     });
     checkpointer_ = std::thread([this] {
-      pthread_setname_np(pthread_self(), "sqlite-checkpt");
+      thread_priority::name_this_thread("sqlite-checkpt");
       checkpoint_loop();
     });
   }
