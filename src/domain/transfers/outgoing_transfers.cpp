@@ -34,16 +34,25 @@ void money(json_text::Writer& out, std::int64_t amount, const std::string& curre
   out.begin_object().key("amount").integer(amount).key("currency").string(currency).end_object();
 }
 
-// The tenant-time fields every accepted transfer starts with.
-void stamp(Transfer& t, time::Micros now) {
+// The tenant-time fields every transfer accepted at one time starts with, written once for a
+// batch's thousand.
+struct Stamp {
+  explicit Stamp(time::Micros at)
+      : now(at), iso(time::iso(at)), timemarks_json(rows::with_timemark("{}", "T110", at)) {}
+  time::Micros now;
+  std::string iso;
+  std::string timemarks_json;
+};
+
+void stamp(Transfer& t, const Stamp& at) {
   t.id = ids::generate("bbot");
-  t.end_to_end_id = ids::end_to_end_id(now);
+  t.end_to_end_id = ids::end_to_end_id(at.now);
   t.state = "created";
   t.state_reason.reset();
-  t.timemarks_json = rows::with_timemark("{}", "T110", now);
+  t.timemarks_json = at.timemarks_json;
   t.held_minor = t.amount_minor;
-  t.next_step_at_micros = now + limits::k_transfer_step_seconds * time::k_micros_per_second;
-  t.inserted_at = t.updated_at = time::iso(now);
+  t.next_step_at_micros = at.now + limits::k_transfer_step_seconds * time::k_micros_per_second;
+  t.inserted_at = t.updated_at = at.iso;
 }
 
 Error insufficient_funds(std::int64_t available) {
@@ -507,6 +516,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   Resolver resolver(tx, tenant_id, now, plain_keys, target_ids);
   network::ShownTargets shown;
   std::map<std::string_view, std::size_t> last_with;  // external id -> its last item so far
+  const Stamp stamped(now);
   prepared.items.reserve(input.items.size());
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
@@ -527,7 +537,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
       continue;
     }
     out.transfer = std::move(transfer).value();
-    stamp(*out.transfer, now);
+    stamp(*out.transfer, stamped);
     out.transfer->batch_id = prepared.id;
     out.text = transfer_text(*out.transfer, &shown);
     out.created_event_id = ids::generate("evt");
@@ -724,7 +734,7 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const Ne
 
 Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Journal& journal,
                         Transfer transfer, time::Micros now) {
-  stamp(transfer, now);
+  stamp(transfer, Stamp(now));
   if (Status held = journal.hold(tenant_id, transfer.tenant_account_id, transfer.amount_minor,
                                  transfer.currency);
       !held) {
