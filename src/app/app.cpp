@@ -165,9 +165,9 @@ void App::listening_on(const std::string& host, unsigned short port) {
 http::Response App::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   std::string request_id = request_id_for(request);
-  std::size_t question = request.target.find('?');
-  std::string path = request.target.substr(0, question);
-  std::string query = question == std::string::npos ? "" : request.target.substr(question + 1);
+  std::string path(request.path());
+  std::string query =
+      path.size() == request.target.size() ? "" : request.target.substr(path.size() + 1);
   // HEAD is GET without a body (the server drops the body); routes name GET only.
   const std::string& route_method = request.method == "HEAD" ? k_get : request.method;
   // The console (docs/console.md): its pages and assets, its own API, and /console/api/v1/...
@@ -269,7 +269,7 @@ std::optional<Error> App::authenticate_console(api::Context& context,
 bool App::runs_inline(const http::Request& request) const {
   if (request.method != "GET" && request.method != "HEAD") return false;
   if (store_->engine() == store::Engine::sqlite) return true;
-  std::string path = request.target.substr(0, request.target.find('?'));
+  const std::string_view path = request.path();
   // Console pages are served from memory; the console's API reads its session first.
   if (api::is_console_path(path)) return !api::is_console_api_path(path);
   http::RouteMatch match = router_.match(k_get, path);
@@ -278,8 +278,7 @@ bool App::runs_inline(const http::Request& request) const {
 }
 
 bool App::is_bulk(const http::Request& request) const {
-  const std::string path = request.target.substr(0, request.target.find('?'));
-  http::RouteMatch match = router_.match(request.method, path);
+  http::RouteMatch match = router_.match(request.method, request.path());
   return match.outcome == http::RouteMatch::Outcome::found && routes_[match.route_index].bulk;
 }
 

@@ -16,6 +16,12 @@ struct Request {
   std::string body;
   std::string remote_address;
 
+  // The target without its query.
+  std::string_view path() const {
+    const std::string_view all(target);
+    return all.substr(0, all.find('?'));
+  }
+
   // First value of a header (name in lower case), or nullptr.
   const std::string* header(std::string_view name) const {
     for (const auto& [key, value] : headers) {
