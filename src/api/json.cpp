@@ -128,12 +128,12 @@ struct DocumentBuilder {
 
 }  // namespace
 
-Result<json::object> parse_object(std::string_view body) {
+Result<json::object> parse_object(std::string_view body, json::storage_ptr storage) {
   json::parse_options options;
   options.max_depth = limits::k_json_depth_max;
   unsigned char buffer[BOOST_JSON_STACK_BUFFER_SIZE];
   json::basic_parser<DocumentBuilder> parser(options, buffer, sizeof buffer);
-  parser.handler().values.reset();
+  parser.handler().values.reset(std::move(storage));
   boost::system::error_code ec;
   const std::size_t read = parser.write_some(false, body.data(), body.size(), ec);
   if (!ec && read < body.size()) ec = json::error::extra_data;  // as json::parse

@@ -14,8 +14,10 @@ namespace tesoro::api {
 namespace json = boost::json;
 
 // Parses a request body that must be one JSON object. Depth, UTF-8 and syntax are checked;
-// failures are 400 validation_error with path null.
-Result<json::object> parse_object(std::string_view body);
+// failures are 400 validation_error with path null. The document's values are allocated from
+// `storage` (by default the heap); a caller that reads the document and lets it go, as a
+// batch's decoding does, may hand it a json::monotonic_resource that outlives the document.
+Result<json::object> parse_object(std::string_view body, json::storage_ptr storage = {});
 
 http::Response json_response(int status, const json::value& value);
 // 204 No Content: the answer of a DELETE.

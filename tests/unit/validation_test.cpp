@@ -191,3 +191,63 @@ TEST(ParseObject, OnlyAJsonObjectWithNothingAfterItIsAccepted) {
   EXPECT_EQ(refusal(R"({"a":1,"a":2,)").rfind(": body is not valid JSON: ", 0), 0U);
   EXPECT_EQ(refusal(std::string(33, '[')).rfind(": body is not valid JSON: ", 0), 0U);
 }
+
+TEST(ParseObject, TheDocumentCanComeFromTheCallersArena) {
+  const std::string body = R"({"a":[1,{"b":"a string longer than any inline one"}],"c":{"d":2}})";
+  json::monotonic_resource arena;
+  auto parsed = parse_object(body, &arena);
+  ASSERT_TRUE(parsed) << refusal(body);
+  EXPECT_EQ(json::value(parsed.value()), json::parse(body));
+  EXPECT_EQ(parsed.value().storage().get(), &arena);
+  EXPECT_EQ(parsed.value().at("a").as_array()[1].as_object().storage().get(), &arena);
+  // Without one, the heap's default storage.
+  EXPECT_EQ(parse(body).storage().get(), json::storage_ptr().get());
+}
+
+namespace {
+// The paths of a reader's problems, in order.
+std::vector<std::string> problem_paths(const Problems& problems) {
+  std::vector<std::string> paths;
+  if (problems.empty()) return paths;
+  for (const ErrorItem& item : problems.to_error().errors) paths.push_back(item.path.value_or(""));
+  return paths;
+}
+}  // namespace
+
+TEST(ObjectReader, FieldsNoReadAskedForAreUnknownWhateverTheReadFound) {
+  json::object body = parse(
+      R"({"text":"x","flag":true,"gone":null,"extra":1,"nested":{"in":1,"out":2},"more":[]})");
+  Problems problems;
+  ObjectReader reader(body, "item", problems);
+  EXPECT_EQ(reader.string("text", Need::required), "x");
+  EXPECT_TRUE(reader.present("flag"));           // asked whether present: known
+  EXPECT_TRUE(reader.is_null("gone"));           // asked whether null: known
+  EXPECT_FALSE(reader.present("absent"));        // asked, not there: nothing to report
+  EXPECT_EQ(reader.string("also_absent", Need::optional), std::nullopt);
+  const json::object* nested = reader.object("nested", Need::required);
+  ASSERT_NE(nested, nullptr);
+  ObjectReader inner(*nested, reader.path("nested"), problems);
+  EXPECT_EQ(inner.integer("in", Need::required, 0, 10), 1);
+  inner.reject_unknown();
+  reader.reject_unknown();
+  EXPECT_EQ(problem_paths(problems),
+            (std::vector<std::string>{"item.nested.out", "item.extra", "item.more"}));
+}
+
+TEST(ObjectReader, UnknownFieldsAreFoundInObjectsOfManyKeys) {
+  // More keys than the reader keeps inline.
+  std::string body = "{";
+  for (int i = 0; i < 70; ++i) {
+    body += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  }
+  body += "}";
+  json::object object = parse(body);
+  Problems problems;
+  ObjectReader reader(object, "", problems);
+  for (int i = 0; i < 70; ++i) {
+    if (i == 3 || i == 66) continue;
+    EXPECT_TRUE(reader.present("k" + std::to_string(i)));
+  }
+  reader.reject_unknown();
+  EXPECT_EQ(problem_paths(problems), (std::vector<std::string>{"k3", "k66"}));
+}

@@ -77,7 +77,10 @@ std::string external_id_of(const json::value& item) {
 }
 
 Result<transfers::NewBatch> decode_batch(std::string_view body, const Settings& settings) {
-  auto parsed = parse_object(body);
+  // The document is read into the NewBatch and let go here: its thousands of values come from
+  // one arena, freed at once, instead of one allocation and one free each on the heap.
+  json::monotonic_resource arena(body.size() * 2);
+  auto parsed = parse_object(body, &arena);
   if (!parsed) return std::move(parsed).error();
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);

@@ -117,9 +117,14 @@ std::string ObjectReader::path(std::string_view key) const {
   return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
 }
 
-const json::value* ObjectReader::find(std::string_view key, Need need) {
-  known_.emplace(key);
+json::object::const_iterator ObjectReader::entry(std::string_view key) {
   auto found = object_.find(key);
+  if (found != object_.end()) known_[static_cast<std::size_t>(found - object_.begin())] = true;
+  return found;
+}
+
+const json::value* ObjectReader::find(std::string_view key, Need need) {
+  auto found = entry(key);
   if (found == object_.end() || found->value().is_null()) {
     if (need == Need::required) problems_.missing(path(key));
     return nullptr;
@@ -224,14 +229,10 @@ const json::array* ObjectReader::array(std::string_view key, Need need) {
   return &value->get_array();
 }
 
-bool ObjectReader::present(std::string_view key) {
-  known_.emplace(key);
-  return object_.contains(key);
-}
+bool ObjectReader::present(std::string_view key) { return entry(key) != object_.end(); }
 
 bool ObjectReader::is_null(std::string_view key) {
-  known_.emplace(key);
-  auto found = object_.find(key);
+  auto found = entry(key);
   return found != object_.end() && found->value().is_null();
 }
 
@@ -253,10 +254,8 @@ Patch<const json::object*> ObjectReader::patch_object(std::string_view key) {
 }
 
 void ObjectReader::reject_unknown() {
-  for (const auto& entry : object_) {
-    if (!known_.contains(std::string_view(entry.key()))) {
-      problems_.invalid(path(entry.key()), "unknown field");
-    }
+  for (std::size_t i = 0; i < object_.size(); ++i) {
+    if (!known_[i]) problems_.invalid(path(object_.begin()[i].key()), "unknown field");
   }
 }
 
