@@ -350,8 +350,12 @@ Result<Resolution> resolve_key(store::Tx& tx, std::string_view key_type, std::st
 KeySet::KeySet(store::Tx& tx, const std::vector<std::string>& plain_values,
                const std::vector<collections::KeyName>& typed)
     : tx_(tx) {
+  // A batch names a thousand keys, most of them more than once: each is looked at once.
+  std::vector<std::string_view> distinct(plain_values.begin(), plain_values.end());
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   std::vector<Candidate> candidates;
-  for (const std::string& value : plain_values) {
+  for (std::string_view value : distinct) {
     for (Candidate& candidate : candidates_of(value)) candidates.push_back(std::move(candidate));
   }
   for (const auto& [type, value] : typed) {

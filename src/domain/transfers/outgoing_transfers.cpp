@@ -391,6 +391,11 @@ std::string target_text(const Transfer& transfer) {
 
 std::string transfer_text(const Transfer& t, network::ShownTargets* shown) {
   json_text::Writer out(1536);
+  write_transfer(out, t, shown);
+  return out.take();
+}
+
+void write_transfer(json_text::Writer& out, const Transfer& t, network::ShownTargets* shown) {
   out.begin_object().key("id").string(t.id).key("batch_id");
   optional_string(out, t.batch_id);
   out.key("external_id");
@@ -423,7 +428,6 @@ std::string transfer_text(const Transfer& t, network::ShownTargets* shown) {
   network::write_target(out, t.stored_target, target_ids(t), shown);
   out.key("inserted_at").string(t.inserted_at).key("updated_at").string(t.updated_at);
   out.end_object();
-  return out.take();
 }
 
 Transfer as_of(Transfer transfer, std::string_view state, std::string_view at) {
@@ -485,7 +489,7 @@ std::string batch_text(const Batch& batch) {
 std::string batch_text(const PreparedBatch& prepared, const AcceptedBatch& done) {
   std::vector<std::string_view> texts;
   texts.reserve(done.accepted.size());
-  for (std::size_t item : done.accepted) texts.emplace_back(prepared.items[item].text);
+  for (std::size_t item : done.accepted) texts.push_back(prepared.text(prepared.items[item]));
   return batch_text_with(done.batch, texts);
 }
 
@@ -518,6 +522,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   std::map<std::string_view, std::size_t> last_with;  // external id -> its last item so far
   const Stamp stamped(now);
   prepared.items.reserve(input.items.size());
+  json_text::Writer texts(input.items.size() * 1536);
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
     out.index = index;
@@ -539,10 +544,15 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
     out.transfer = std::move(transfer).value();
     stamp(*out.transfer, stamped);
     out.transfer->batch_id = prepared.id;
-    out.text = transfer_text(*out.transfer, &shown);
+    // The writer puts a comma between two texts: an item's own text starts at its '{'.
+    const std::size_t before = texts.text().size();
+    write_transfer(texts, *out.transfer, &shown);
+    out.text_begin = before + (texts.text()[before] == ',' ? 1 : 0);
+    out.text_size = texts.text().size() - out.text_begin;
     out.created_event_id = ids::generate("evt");
     out.created_event_data = rows::event_reference(*out.transfer);
   }
+  prepared.texts = texts.take();
   return prepared;
 }
 
