@@ -39,6 +39,23 @@ TEST(NetworkTransactionIds, AreNineteenBase36CharactersThatSortByTime) {
   EXPECT_EQ(ids::encode_network_transaction_id(36, low).substr(0, 7), "0000010");
 }
 
+TEST(EndToEndIds, AreETheTenantMinuteAndANetworkTransactionId) {
+  const time::Micros at = *time::parse_iso("2025-01-31T12:34:56.789012Z");
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string id = ids::end_to_end_id(at);
+    ASSERT_EQ(id.size(), 13 + ids::k_network_transaction_id_chars) << id;
+    EXPECT_EQ(id.substr(0, 13), "E202501311234");
+    EXPECT_EQ(id.find_first_not_of("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ", 13),
+              std::string::npos)
+        << id;
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+  EXPECT_EQ(ids::end_to_end_id(*time::parse_iso("1999-12-31T23:59:00Z")).substr(0, 13),
+            "E199912312359");
+}
+
 TEST(QrMerchantName, IsPlainCapitalsOfAtMost25Characters) {
   EXPECT_EQ(collections::merchant_name("Tienda de prueba"), "TIENDA DE PRUEBA");
   EXPECT_EQ(collections::merchant_name("Panadería Núñez & Cía."), "PANADERIA NUNEZ & CIA.");
