@@ -15,8 +15,9 @@
 //     Tesoro's do, and external ids in the order of bench/post_transfers.lua's), each row bound
 //     to one prepared INSERT, WAL, synchronous=FULL; prints `transfers_native ROWS_PER_SECOND`.
 //     Then, each in a fresh database next to DB_FILE, `transfers_with_events`: the same rows
-//     and each one's `outgoing_transfer.created` event (the events table as migrated), what a
-//     batch's acceptance writes at the least; and `transfers_floor`: the least any model with a
+//     and each one's `outgoing_transfer.created` event as SQLite keeps it since migration 23
+//     (in the row: its position, and the two indexes of the events' view), what a batch's
+//     acceptance writes at the least; and `transfers_floor`: the least any model with a
 //     row per transfer and a row per event can write (see `schema`), the engine's ceiling for
 //     transfers on this machine. Rows are made before the clock starts: only BEGIN, the inserts
 //     and COMMIT are timed. What Python's sqlite3 adds per row (binding 32 values from Python
@@ -189,7 +190,7 @@ int serve(unsigned short port, int io_threads, GroupCommitWriter* writer) {
 // The transfer-rows mode (see the top of this file): three row sets, each in a fresh database.
 enum class RowSet {
   transfers,             // the outgoing_transfers rows of migrations 14 and 18, with their indexes
-  transfers_and_events,  // the same and each one's outgoing_transfer.created event
+  transfers_and_events,  // the same keeping each one's outgoing_transfer.created event
   floor,                 // the least a row per transfer and a row per event can be
 };
 
@@ -210,9 +211,9 @@ sqlite3_stmt* prepare(sqlite3* db, const std::string& sql) {
   return statement;
 }
 
-// The tables of each row set. The events table is the one migrations 1, 9 and 20 leave on SQLite
-// (the rowid, the unique id, position, tenant and position, and the partial index of the
-// unsequenced, empty here as in the server, which positions an event as it writes it).
+// The tables of each row set. A batch's created events are kept in its transfers' rows on SQLite
+// (migration 23): the row's created_position and its two indexes, read through the view
+// all_events with the events' own rows.
 // The floor keeps of a transfer what its API must find it by and show (id, batch, external id,
 // amount, key, state), in a WITHOUT ROWID table whose only other index is the external id's
 // uniqueness, and of its event only the rowid: no list order, no state or batch filter, no
@@ -244,12 +245,11 @@ std::vector<std::string> schema(RowSet set) {
       "WHERE next_step_at_micros IS NOT NULL"};
   if (set == RowSet::transfers_and_events) {
     sql.insert(sql.end(),
-               {"CREATE TABLE events (tenant_id TEXT NOT NULL, id TEXT NOT NULL, "
-                "type TEXT NOT NULL, data TEXT NOT NULL, inserted_at TEXT NOT NULL, "
-                "emitted_seq INTEGER PRIMARY KEY, position BIGINT, UNIQUE (tenant_id, id))",
-                "CREATE UNIQUE INDEX events_by_position ON events (position)",
-                "CREATE INDEX events_by_tenant_position ON events (tenant_id, position)",
-                "CREATE INDEX events_unsequenced ON events (emitted_seq) WHERE position IS NULL"});
+               {"ALTER TABLE outgoing_transfers ADD COLUMN created_position BIGINT",
+                "CREATE UNIQUE INDEX outgoing_transfers_created ON outgoing_transfers "
+                "(created_position) WHERE created_position IS NOT NULL",
+                "CREATE INDEX outgoing_transfers_created_by_tenant ON outgoing_transfers "
+                "(tenant_id, created_position) WHERE created_position IS NOT NULL"});
   }
   return sql;
 }
@@ -264,15 +264,18 @@ double insert_row_set(const std::string& path, int batches, RowSet set) {
     exec_sql(db, pragma);
   }
   for (const std::string& sql : schema(set)) exec_sql(db, sql);
-  const int columns = set == RowSet::floor ? 7 : 32;
+  const int columns = set == RowSet::floor ? 7 : set == RowSet::transfers_and_events ? 33 : 32;
   std::string insert_sql = "INSERT INTO outgoing_transfers VALUES (?";
   for (int i = 1; i < columns; ++i) insert_sql += ", ?";
   insert_sql += ")";
   sqlite3_stmt* insert = prepare(db, insert_sql);
+  // The floor's events are rows of their own (the rowid alone); the created events kept in the
+  // rows have their positions (the position of the last event before: 0 here).
   sqlite3_stmt* insert_event =
-      set == RowSet::transfers ? nullptr
-                               : prepare(db, "INSERT INTO events (tenant_id, id, type, data, "
-                                             "inserted_at) VALUES (?, ?, ?, ?, ?)");
+      set == RowSet::floor ? prepare(db, "INSERT INTO events (tenant_id, id, type, data, "
+                                         "inserted_at) VALUES (?, ?, ?, ?, ?)")
+                           : nullptr;
+  std::int64_t position = 0;
   std::mt19937_64 random{std::random_device{}()};
   // Ids as Tesoro makes them (core/ids): six characters of the time in 1/32 s, which sort, then
   // sixteen random ones; `tick` moves on with each batch.
@@ -355,6 +358,7 @@ double insert_row_set(const std::string& path, int batches, RowSet set) {
           bind(insert, index, *row[c]);
         }
       }
+      if (set == RowSet::transfers_and_events) sqlite3_bind_int64(insert, 33, ++position);
       step(insert);
       if (!insert_event) continue;
       bind(insert_event, 1, tenant);

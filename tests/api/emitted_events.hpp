@@ -8,7 +8,12 @@
 namespace emitted_events {
 
 inline std::string table(bool postgres) {
-  if (!postgres) return "events";
+  // SQLite positions every event as it writes it, and keeps a batch's created events in its
+  // transfers' rows (the view all_events, migration 23): emission order is position order.
+  if (!postgres) {
+    return "(SELECT tenant_id, id, type, data, inserted_at, position AS emitted_seq, position "
+           "FROM all_events) AS events";
+  }
   return "(SELECT tenant_id, id, type, data, inserted_at, emitted_seq, position FROM events "
          "UNION ALL SELECT tenant_id, id, type, data, inserted_at, emitted_seq, NULL FROM "
          "event_outbox) AS events";

@@ -629,6 +629,126 @@ TEST(Events, DeliverySuccessSplitsTheEventsByWhatEachEndpointReceived) {
   EXPECT_NE(std::find(somewhere.begin(), somewhere.end(), credited.at(0)), somewhere.end());
 }
 
+// A batch's transfers' created events (on SQLite kept in the transfers' rows, migration 23;
+// on PostgreSQL rows of their own) are events as any other to every reader: listed by page and
+// after a position in commit order between the events before and after the batch, counted,
+// filtered, found by id, delivered to an endpoint, and replayed.
+TEST(Events, ABatchsCreatedEventsAreReadListedAndDeliveredAsAnyOther) {
+  Tenant tenant = new_tenant(Server::shared(), "batch events");
+  harness::WebhookReceiver receiver;
+  Reply endpoint = tenant.post("/v1/webhook_endpoints", R"({"url":")" + receiver.url() +
+                                                            R"(","event_types":["outgoing_transfer.created"]})");
+  ASSERT_EQ(endpoint.status, 201) << endpoint.body;
+  const std::string endpoint_id = text(endpoint.json(), "id");
+  Reply funded = tenant.post("/api/v1/sandbox/tenant/accounts/" + tenant.originator + "/fund",
+                             R"({"amount":)" + money(1'000'000) + "}");
+  ASSERT_EQ(funded.status, 201) << funded.body;
+  const std::string before = make_holder(tenant);
+  json::array items;
+  for (int i = 0; i < 3; ++i) {
+    items.push_back(json::object{{"external_id", "batch-event-" + std::to_string(i)},
+                                 {"amount", json::parse(money(1'000 + i))},
+                                 {"query", json::object{{"format", "plain_key"},
+                                                        {"value", "300555010" + std::to_string(i)}}}});
+  }
+  Reply batch = tenant.post("/api/v1/outgoing_transfers",
+                            json::serialize(json::object{{"tenant_account_id", tenant.originator},
+                                                         {"transfers", items}}));
+  ASSERT_EQ(batch.status, 201) << batch.body;
+  std::vector<std::string> transfer_ids;
+  const json::value answer = batch.json();
+  for (const json::value& t : answer.at("accepted_transfers").as_array()) {
+    transfer_ids.push_back(text(t, "id"));
+  }
+  ASSERT_EQ(transfer_ids.size(), 3u) << batch.body;
+  const std::string after = make_holder(tenant);
+
+  // After a position, oldest first: the holder, the three in the batch's order, the holder.
+  const std::vector<json::value> events = wait_for_events(tenant, tenant.initial_events + 6);
+  std::vector<std::string> order;
+  std::map<std::string, json::value> created;  // by transfer id
+  long long last_position = 0;
+  for (const json::value& event : events) {
+    EXPECT_GT(event.at("position").as_int64(), last_position);
+    last_position = event.at("position").as_int64();
+    const std::string type = text(event, "type");
+    if (type == "outgoing_transfer.created") {
+      const std::string transfer = text(event.at("data"), "id");
+      order.push_back(transfer);
+      created.emplace(transfer, event);
+      EXPECT_EQ(text(event.at("data"), "state"), "created");
+    } else if (type == "account_holder.created") {
+      order.push_back(text(event.at("data"), "account_holder_id"));
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{before, transfer_ids[0], transfer_ids[1],
+                                             transfer_ids[2], after}));
+  ASSERT_EQ(created.size(), 3u);
+
+  // By page, newest first, and counted; filtered by type.
+  Reply page = tenant.get("/v1/events?page_size=10");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.json().at("pagination").at("total_items").as_int64(),
+            static_cast<long long>(events.size()));
+  EXPECT_EQ(text(page.json().at("events").at(1), "id"), text(created.at(transfer_ids[2]), "id"));
+  Reply typed = tenant.get("/v1/events?type=outgoing_transfer.created");
+  ASSERT_EQ(typed.status, 200) << typed.body;
+  const json::value typed_page = typed.json();
+  EXPECT_EQ(typed_page.at("pagination").at("total_items").as_int64(), 3);
+  ASSERT_EQ(typed_page.at("events").as_array().size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(text(typed_page.at("events").at(i).at("data"), "id"), transfer_ids[2 - i]);
+  }
+  Reply second = tenant.get("/v1/events?page_size=10&page_number=2");
+  ASSERT_EQ(second.status, 200) << second.body;
+  EXPECT_EQ(second.json().at("events").as_array().size(),
+            events.size() > 10 ? events.size() - 10 : 0u);
+  EXPECT_EQ(all_events(tenant, "&type=account_holder.*").size(), 2u);
+
+  // By id, as listed; an id of the same shape that no event has is 404.
+  for (const auto& [transfer, listed] : created) {
+    Reply one = tenant.get("/v1/events/" + text(listed, "id"));
+    ASSERT_EQ(one.status, 200) << one.body;
+    EXPECT_EQ(one.json(), listed);
+  }
+  std::string unknown = text(created.begin()->second, "id");
+  unknown.back() = unknown.back() == 'A' ? 'B' : 'A';
+  EXPECT_EQ(tenant.get("/v1/events/" + unknown).status, 404);
+  Tenant other = new_tenant(Server::shared(), "other");
+  EXPECT_EQ(other.get("/v1/events/" + text(created.begin()->second, "id")).status, 404);
+
+  // Delivered to the endpoint, each once, with the event's body; then found by the delivery
+  // filter, and one replayed.
+  ASSERT_TRUE(receiver.wait_for(3));
+  EXPECT_TRUE(receiver.stays_at(3, 500));
+  std::set<std::string> delivered;
+  for (const auto& request : receiver.requests()) {
+    const json::value body = json::parse(request.body);
+    delivered.insert(text(body, "id"));
+    EXPECT_EQ(body.at("data"), created.at(text(body.at("data"), "id")).at("data"));
+  }
+  std::set<std::string> listed_ids;
+  for (const auto& [transfer, listed] : created) listed_ids.insert(text(listed, "id"));
+  EXPECT_EQ(delivered, listed_ids);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (all_events(tenant, "&delivery_success=true").size() < 3 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(all_events(tenant, "&delivery_success=true&endpoint_id=" + endpoint_id).size(), 3u);
+  Reply missed = tenant.get("/v1/events?delivery_success=false");
+  ASSERT_EQ(missed.status, 200) << missed.body;
+  EXPECT_EQ(missed.json().at("pagination").at("total_items").as_int64(),
+            static_cast<long long>(events.size() - 3));
+  Reply replay = tenant.post("/v1/webhook_endpoints/" + endpoint_id + "/deliveries/" +
+                                 text(created.at(transfer_ids[1]), "id") + "/replay",
+                             "{}");
+  ASSERT_EQ(replay.status, 202) << replay.body;
+  ASSERT_TRUE(receiver.wait_for(4));
+  EXPECT_EQ(text(json::parse(receiver.requests().back().body), "id"),
+            text(created.at(transfer_ids[1]), "id"));
+}
+
 TEST(Events, ATenantSeesOnlyItsOwnEvents) {
   const Server& server = Server::shared();
   Tenant tenant = new_tenant(server);

@@ -12,6 +12,7 @@
 
 #include "core/ids.hpp"
 #include "core/time.hpp"
+#include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/network/targets.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -304,15 +305,22 @@ TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStore
   EXPECT_EQ(integer("SELECT COUNT(*) FROM outgoing_transfers"), 3);
   EXPECT_EQ(integer("SELECT accepted_count FROM outgoing_transfer_batches"), 3);
   // Each accepted transfer's created event is the one its preparation made (id and data), and
-  // the only one: the rolled-back run left none.
+  // the only one: the rolled-back run left none. On SQLite the transfer's row keeps it
+  // (migration 23), its id evt_ and the transfer id's characters; elsewhere it is a row of its
+  // own, made by the preparation.
+  const bool row_keeps_event = GetParam() == store::Engine::sqlite;
   EXPECT_EQ(count_events("type = 'outgoing_transfer.created'"), 3);
   for (std::size_t item : done.accepted) {
     const transfers::PreparedItem& made = prepared.value().items[item];
-    EXPECT_TRUE(ids::has_prefix(made.created_event_id, "evt"));
+    std::string event_id = made.created_event_id;
+    if (row_keeps_event) {
+      EXPECT_EQ(event_id, "");
+      event_id = "evt_" + made.transfer->id.substr(std::string("bbot_").size());
+    }
+    EXPECT_TRUE(ids::has_prefix(event_id, "evt")) << event_id;
     EXPECT_EQ(count_events("id = ? AND type = 'outgoing_transfer.created' AND data = ? "
                            "AND tenant_id = ?",
-                           {made.created_event_id, "@outgoing_transfer:" + made.transfer->id,
-                            k_tenant}),
+                           {event_id, "@outgoing_transfer:" + made.transfer->id, k_tenant}),
               1);
   }
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 900'000);
@@ -578,6 +586,48 @@ TEST_P(OutgoingTransfersTest, VerifyFindsTamperedHoldsEntriesAndBatches) {
   EXPECT_GE(mentions(second), 1) << ::testing::PrintToString(found);
   EXPECT_GE(mentions(batch.id), 1) << ::testing::PrintToString(found);
   EXPECT_GE(mentions("outgoing_transfer journal entries"), 1) << ::testing::PrintToString(found);
+}
+
+// On SQLite a batch's transfers keep their created events (migration 23): at consecutive
+// positions in the batch's order, after every event before them and before every event after,
+// none of them an event row's; verify reports a row whose position an event row has too.
+TEST_P(OutgoingTransfersTest, OnSqliteABatchsRowsKeepTheirCreatedEventsAtPositionsOfTheirOwn) {
+  if (GetParam() != store::Engine::sqlite) GTEST_SKIP() << "PostgreSQL writes event rows";
+  auto emit_one = [&] {
+    static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
+      events::emit(tx, k_tenant, "test.between", "{}", now);
+      return 0;
+    }));
+    return integer("SELECT MAX(position) FROM events");
+  };
+  auto created_position = [&](const std::string& id) {
+    return integer("SELECT created_position FROM outgoing_transfers WHERE id = ?", {id});
+  };
+  const std::int64_t before = emit_one();
+  const transfers::Batch first = send(3, 1'000);
+  const std::int64_t between = emit_one();
+  const transfers::Batch second = send(2, 1'000);
+  ASSERT_EQ(first.accepted.size(), 3u);
+  ASSERT_EQ(second.accepted.size(), 2u);
+  const std::int64_t start = created_position(first.accepted[0].id);
+  EXPECT_GT(start, before);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(created_position(first.accepted[i].id), start + static_cast<std::int64_t>(i));
+  }
+  EXPECT_GT(between, start + 2);
+  EXPECT_GT(created_position(second.accepted[0].id), between);
+  EXPECT_EQ(created_position(second.accepted[1].id), created_position(second.accepted[0].id) + 1);
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM all_events WHERE tenant_id = ?", {k_tenant}),
+            integer("SELECT COUNT(DISTINCT position) FROM all_events WHERE tenant_id = ?",
+                    {k_tenant}));
+  EXPECT_EQ(integer("SELECT COUNT(*) FROM events WHERE type = 'outgoing_transfer.created'"), 0);
+  EXPECT_TRUE(violations().empty());
+  tamper("UPDATE outgoing_transfers SET created_position = ? WHERE id = ?",
+         {between, first.accepted[1].id});
+  const std::vector<std::string> found = violations();
+  ASSERT_EQ(found.size(), 1u) << ::testing::PrintToString(found);
+  EXPECT_NE(found[0].find(first.accepted[1].id), std::string::npos) << found[0];
+  EXPECT_NE(found[0].find("keeps its created event at position"), std::string::npos) << found[0];
 }
 
 // A batch's transfers have its inserted_at, through which the time index finds them (there is

@@ -55,6 +55,30 @@ struct MadeEvent {
 void emit_made(store::Tx& tx, const std::string& tenant_id, const std::string& type,
                time::Micros at, const std::vector<MadeEvent>& events);
 
+// Where events are read from: on SQLite the view all_events (migration 23: the events' rows and
+// the created events a batch's transfers keep in their own rows), on PostgreSQL the table
+// `events`. Same columns: tenant_id, id, type, data, inserted_at, position. Readers query it
+// by position or by tenant and position; an event by its id is found with find().
+std::string_view table(const store::Tx& tx);
+
+// The last position given (0 before the first event).
+std::int64_t last_position(store::Tx& tx);
+
+// Whether events that other rows keep (row_positions) exist on this engine: on SQLite, whose
+// one writer gives positions as it writes, a batch's transfers keep their created events in
+// their own rows; PostgreSQL positions events after commit (the sequencer) and writes rows.
+bool rows_keep_events(const store::Tx& tx);
+// What migration 23's view shows of a created event a transfer's row keeps (the view's second
+// part, written here as well for the readers that query that part alone): its id, from the
+// row's `events.id` (the transfer's), and its type.
+inline constexpr std::string_view k_row_event_id_sql =
+    "CAST('evt_' || substr(events.id, 6) AS TEXT)";
+inline constexpr std::string_view k_row_event_type = "outgoing_transfer.created";
+// The first of `count` consecutive positions, after every position given, for events a table
+// keeps in its own rows (rows_keep_events; the positions are the rows'): their readers are
+// woken after the commit as for emitted events.
+std::int64_t row_positions(store::Tx& tx, std::size_t count);
+
 // Gives positions to at most `limit` committed events that have none, oldest emitted first.
 // Returns how many it positioned.
 std::int64_t assign_positions(store::Tx& tx, std::int64_t limit);
@@ -66,6 +90,9 @@ struct Event {
   std::string data_json;
   std::string inserted_at;
 };
+
+// The tenant's positioned event with this id, its data as stored (a reference not rendered).
+std::optional<Event> find(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
 // The tenant's positioned events after `after_position`, in position order (data rendered).
 std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,

@@ -329,7 +329,11 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedB
   std::vector<const Transfer*> accepted;
   accepted.reserve(done.accepted.size());
   for (std::size_t item : done.accepted) accepted.push_back(&*prepared.items[item].transfer);
-  const std::vector<bool> inserted = rows::insert(tx, tenant_id, accepted);
+  // On SQLite the rows keep their created events (migration 23); elsewhere they are emitted.
+  const bool rows_keep_events = events::rows_keep_events(tx);
+  std::optional<std::int64_t> first_position;
+  if (rows_keep_events) first_position = events::row_positions(tx, accepted.size());
+  const std::vector<bool> inserted = rows::insert(tx, tenant_id, accepted, first_position);
   std::vector<std::string> beaten;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < inserted.size(); ++i) {
@@ -343,13 +347,15 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedB
   }
   accepted.resize(kept);
   done.accepted.resize(kept);
-  std::vector<events::MadeEvent> created;
-  created.reserve(kept);
-  for (std::size_t item : done.accepted) {
-    created.push_back(
-        {&prepared.items[item].created_event_id, &prepared.items[item].created_event_data});
+  if (!rows_keep_events) {
+    std::vector<events::MadeEvent> created;
+    created.reserve(kept);
+    for (std::size_t item : done.accepted) {
+      created.push_back(
+          {&prepared.items[item].created_event_id, &prepared.items[item].created_event_data});
+    }
+    events::emit_made(tx, tenant_id, k_created_event_type, prepared.now, created);
   }
-  events::emit_made(tx, tenant_id, k_created_event_type, prepared.now, created);
   for (auto& [external_id, winner] : by_external_ids(tx, tenant_id, beaten)) {
     done.batch.duplicated.push_back(winner);
     known.emplace(external_id, std::move(winner));
@@ -521,6 +527,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   network::ShownTargets shown;
   std::map<std::string_view, std::size_t> last_with;  // external id -> its last item so far
   const Stamp stamped(now);
+  const bool rows_keep_events = events::rows_keep_events(tx);  // else the events are made here
   prepared.items.reserve(input.items.size());
   json_text::Writer texts(input.items.size() * 1536);
   for (const auto& [index, item] : input.items) {
@@ -549,8 +556,10 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
     write_transfer(texts, *out.transfer, &shown);
     out.text_begin = before + (texts.text()[before] == ',' ? 1 : 0);
     out.text_size = texts.text().size() - out.text_begin;
-    out.created_event_id = ids::generate("evt");
-    out.created_event_data = rows::event_reference(*out.transfer);
+    if (!rows_keep_events) {
+      out.created_event_id = ids::generate("evt");
+      out.created_event_data = rows::event_reference(*out.transfer);
+    }
   }
   prepared.texts = texts.take();
   return prepared;

@@ -200,7 +200,8 @@ struct PreparedItem {
   std::size_t text_begin = 0;
   std::size_t text_size = 0;
   // Its outgoing_transfer.created event's id and data (rows::event_reference), made here so
-  // that the write unit, on SQLite's one writer, only binds them.
+  // that the write unit only binds them; empty where the row keeps its created event
+  // (events::rows_keep_events: SQLite).
   std::string created_event_id;
   std::string created_event_data;
   // The batch's item before this one with the same external_id, if any: this one is a

@@ -21,8 +21,9 @@ constexpr const char* k_insert_head =
     "tenant_account_id, amount, currency, description, end_to_end_id, payment_id, payer_name, "
     "resolution_request_id, target_id, key_type, key_value, target, query, expected_creditor, "
     "metadata, state, state_reason, sandbox_failure, timemarks, held, next_step_at_micros, "
-    "creditor_tenant_id, creditor_collection_id, attempt_id, entry_id, inserted_at, updated_at)";
-constexpr std::size_t k_insert_width = 32;
+    "creditor_tenant_id, creditor_collection_id, attempt_id, entry_id, inserted_at, updated_at, "
+    "created_position)";
+constexpr std::size_t k_insert_width = 33;
 
 // The flow, in order: each state's successor is the next one.
 constexpr std::array<std::string_view, 6> k_flow = {
@@ -103,9 +104,11 @@ Transfer from_row(const store::Row& row) {
 }
 
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
-                         const std::vector<const Transfer*>& transfers) {
+                         const std::vector<const Transfer*>& transfers,
+                         std::optional<std::int64_t> first_created_position) {
   store::Params values;
   values.reserve(transfers.size() * k_insert_width);
+  std::optional<std::int64_t> created_position = first_created_position;
   for (const Transfer* t : transfers) {
     for (store::Value value :
          {store::Value(store::TextRef(tenant_id)), store::Value(store::TextRef(t->id)),
@@ -128,9 +131,10 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
           store::optional_ref(t->creditor_tenant_id), store::optional_ref(t->creditor_collection_id),
           store::optional_ref(t->attempt_id), store::optional_ref(t->entry_id),
           store::Value(store::TextRef(t->inserted_at)),
-          store::Value(store::TextRef(t->updated_at))}) {
+          store::Value(store::TextRef(t->updated_at)), optional_integer(created_position)}) {
       values.push_back(std::move(value));
     }
+    if (created_position) ++*created_position;
   }
   // A transfer whose external_id the tenant has is not inserted.
   const std::int64_t inserted =

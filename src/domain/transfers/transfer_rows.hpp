@@ -20,9 +20,12 @@ Transfer from_row(const store::Row& row);
 // Inserts the transfers in few statements, binding their fields where they are (no copies: a
 // batch's thousand rows are written on the one SQLite writer). Returns, for each, whether it was
 // inserted: false when the tenant already had its external_id (another unit committed it
-// meanwhile).
+// meanwhile). With `first_created_position` (events::row_positions), the rows keep their
+// outgoing_transfer.created events (migration 23), the i-th at that position + i (a row not
+// inserted leaves its position unused).
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
-                         const std::vector<const Transfer*>& transfers);
+                         const std::vector<const Transfer*>& transfers,
+                         std::optional<std::int64_t> first_created_position = std::nullopt);
 
 // Writes what the processor changes (state, state_reason, sandbox_failure, timemarks, held,
 // next_step_at_micros, creditor, attempt_id, entry_id, updated_at) of the tenant's transfers,

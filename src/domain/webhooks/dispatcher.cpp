@@ -84,8 +84,8 @@ std::map<std::string, TenantSubscribers> subscribers_of(store::Tx& tx, std::int6
            "SELECT e.tenant_id, e.id, e.event_types, e.start_position, t.clock_offset_micros "
            "FROM webhook_endpoints e JOIN tenants t ON t.id = e.tenant_id "
            "WHERE e.enabled = 1 AND e.tenant_id IN "
-           "(SELECT DISTINCT tenant_id FROM events WHERE position > ? AND position <= ?) "
-           "ORDER BY e.tenant_id, e.id",
+           "(SELECT DISTINCT tenant_id FROM " + std::string(events::table(tx)) +
+           " WHERE position > ? AND position <= ?) ORDER BY e.tenant_id, e.id",
            {after, last})) {
     TenantSubscribers& tenant = by_tenant[row.text(0)];
     tenant.now = real_now + row.integer(4);
@@ -107,14 +107,13 @@ std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
   // it absent): the cursor moves past them all without reading them, which a node without
   // endpoints otherwise did for every event it wrote, on SQLite on its one writer.
   if (!tx.query_one("SELECT 1 FROM webhook_endpoints WHERE enabled = 1 LIMIT 1")) {
-    const std::int64_t last =
-        tx.query_one("SELECT COALESCE(MAX(position), 0) FROM events")->integer(0);
+    const std::int64_t last = events::last_position(tx);
     if (last > cursor) tx.exec("UPDATE webhook_fanout SET position = ? WHERE id = 1", {last});
     return 0;
   }
   store::Rows events = tx.query(
-      "SELECT position, tenant_id, id, type FROM events WHERE position > ? "
-      "ORDER BY position LIMIT ?",
+      "SELECT position, tenant_id, id, type FROM " + std::string(events::table(tx)) +
+          " WHERE position > ? ORDER BY position LIMIT ?",
       {cursor, limit});
   if (events.empty()) return 0;
   const std::int64_t last = events.back().integer(0);
@@ -250,19 +249,39 @@ void load_due(store::Store& store, const crypto::Sealer& sealer,
       if (endpoint.secrets.empty()) endpoint.refused = "signing secret unavailable";
       const time::Micros tenant_now = tenant_clock::now(tx, endpoint.tenant_id, real_now);
       const std::size_t first = endpoint.queue.size();
+      const store::Rows due = tx.query(
+          "SELECT id, event_id, event_type, attempts, replay, event_position "
+          "FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'pending' "
+          "AND tenant_id = ? AND next_attempt_at_micros <= ? "
+          "ORDER BY event_position, id LIMIT ?",
+          {endpoint.endpoint_id, endpoint.tenant_id, tenant_now,
+           std::int64_t{options.deliveries_per_endpoint}});
+      // Their events by position (unique across tenants), in a statement of their own: a join
+      // with SQLite's view of events (events::table) would read the view whole, and so would
+      // its planner with the tenant in the condition.
+      std::map<std::int64_t, events::Event> by_position;
+      store::for_each_chunk(due.size(), [&](std::size_t from, std::size_t count) {
+        store::Params params;
+        for (std::size_t i = from; i < from + count; ++i) params.emplace_back(due[i].integer(5));
+        for (const store::Row& row :
+             tx.query("SELECT position, id, type, data, inserted_at, tenant_id FROM " +
+                          std::string(events::table(tx)) + " WHERE position IN " +
+                          store::in_list(count),
+                      params)) {
+          if (row.text(5) != endpoint.tenant_id) continue;
+          by_position.emplace(row.integer(0), events::Event{row.integer(0), row.text(1),
+                                                            row.text(2), row.text(3),
+                                                            row.text(4)});
+        }
+      });
       std::vector<events::Event> due_events;
-      for (const store::Row& row : tx.query(
-               "SELECT d.id, d.event_id, d.event_type, d.attempts, d.replay, ev.data, "
-               "ev.inserted_at, ev.position FROM webhook_deliveries d JOIN events ev "
-               "ON ev.position = d.event_position AND ev.tenant_id = d.tenant_id "
-               "AND ev.id = d.event_id WHERE d.endpoint_id = ? AND d.state = 'pending' "
-               "AND d.tenant_id = ? AND d.next_attempt_at_micros <= ? "
-               "ORDER BY d.event_position, d.id LIMIT ?",
-               {endpoint.endpoint_id, endpoint.tenant_id, tenant_now,
-                std::int64_t{options.deliveries_per_endpoint}})) {
+      for (const store::Row& row : due) {
+        auto event = by_position.find(row.integer(5));
+        if (event == by_position.end() || event->second.id != row.text(1)) continue;
         endpoint.queue.push_back({row.text(0), row.text(1), row.text(2),
                                   static_cast<int>(row.integer(3)), row.integer(4) == 1, ""});
-        due_events.push_back({row.integer(7), row.text(1), row.text(2), row.text(5), row.text(6)});
+        due_events.push_back(event->second);
+        due_events.back().type = row.text(2);
       }
       events::render_references(tx, endpoint.tenant_id, due_events);
       for (std::size_t i = 0; i < due_events.size(); ++i) {
@@ -580,16 +599,14 @@ Result<Replay> replay(store::Tx& tx, const std::string& tenant_id, const std::st
   auto endpoint = get_endpoint(tx, tenant_id, endpoint_id);
   if (!endpoint) return std::move(endpoint).error();
   // Only positioned events exist for readers (domain/events).
-  auto event = tx.query_one(
-      "SELECT position, type FROM events WHERE tenant_id = ? AND id = ? AND position IS NOT NULL",
-      {tenant_id, event_id});
+  std::optional<events::Event> event = events::find(tx, tenant_id, event_id);
   if (!event) return errors::item_not_found("event");
   Replay made{ids::generate("whq"), endpoint_id, event_id, "pending", time::iso(now)};
   tx.exec("INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, event_position, "
           "event_type, state, attempts, next_attempt_at_micros, replay, inserted_at, updated_at) "
           "VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, 1, ?, ?)",
-          {tenant_id, made.delivery_id, endpoint_id, event_id, event->integer(0), event->text(1),
-           now, made.next_attempt_at, made.next_attempt_at});
+          {tenant_id, made.delivery_id, endpoint_id, event_id, event->position, event->type, now,
+           made.next_attempt_at, made.next_attempt_at});
   tx.notify(std::string(k_deliveries_topic));
   return made;
 }

@@ -6,6 +6,7 @@
 
 #include "core/ids.hpp"
 #include "core/limits.hpp"
+#include "domain/events/events.hpp"
 #include "domain/webhooks/dispatcher.hpp"
 #include "domain/webhooks/secrets.hpp"
 #include "store/pages.hpp"
@@ -222,7 +223,7 @@ Result<Created> create_endpoint(store::Tx& tx, const crypto::Sealer& sealer,
   endpoint.enabled = input.enabled;
   if (!input.enabled) endpoint.disabled_reason = "disabled";
   // Events positioned so far happened before the endpoint existed: it receives the ones after.
-  endpoint.start_position = tx.query_one("SELECT MAX(position) FROM events")->integer(0);
+  endpoint.start_position = events::last_position(tx);
   endpoint.inserted_at = endpoint.updated_at = time::iso(now);
   created.secret = new_secret();
   tx.exec(
