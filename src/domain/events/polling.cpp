@@ -28,7 +28,7 @@ Source every_event(const store::Tx& tx) {
   return {" FROM " + std::string(table(tx)) + " AS events", "position", "events.id", {}};
 }
 // On SQLite, the two parts of the view counted apart (the view's count reads every row of it):
-// the events' rows, and the created events a batch's transfers keep (row_events_from).
+// the events' rows, and the created events a batch's transfers keep.
 Source event_rows() { return {" FROM events AS events", "position", "events.id", {}}; }
 Source row_events() {
   return {" FROM outgoing_transfers AS events", "created_position",
