@@ -3,8 +3,8 @@
 // transfers and their events) uses instead of a thousand single-row statements. On PostgreSQL
 // each statement is a round trip; on SQLite each is a prepare-cache lookup, a bind and a step.
 #include <array>
-#include <iterator>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,9 +83,8 @@ inline std::int64_t exec_many(Tx& tx, std::string_view head, std::size_t width,
   std::int64_t changed = 0;
   if (width == 0) return changed;
   for_each_chunk(values.size() / width, [&](std::size_t first, std::size_t count) {
-    Params part(std::make_move_iterator(values.begin() + first * width),
-                std::make_move_iterator(values.begin() + (first + count) * width));
-    changed += tx.exec(bulk_statement(head, width, count, tail), part);
+    changed += tx.exec_values(bulk_statement(head, width, count, tail),
+                              std::span<const Value>(values).subspan(first * width, count * width));
   });
   return changed;
 }

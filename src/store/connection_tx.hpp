@@ -14,7 +14,7 @@ class ConnectionTx final : public Tx {
     connection_.run(sql, params, &rows);
     return rows;
   }
-  std::int64_t exec(std::string_view sql, const Params& params) override {
+  std::int64_t exec_values(std::string_view sql, std::span<const Value> params) override {
     return connection_.run(sql, params, nullptr);
   }
   Engine engine() const override { return kEngine; }

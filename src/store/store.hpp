@@ -24,6 +24,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <span>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -95,7 +96,12 @@ class Tx {
   virtual ~Tx() = default;
   virtual Rows query(std::string_view sql, const Params& params = {}) = 0;
   // Returns the number of rows changed.
-  virtual std::int64_t exec(std::string_view sql, const Params& params = {}) = 0;
+  std::int64_t exec(std::string_view sql, const Params& params = {}) {
+    return exec_values(sql, params);
+  }
+  // The same with the parameters where they are: a part of a larger list (store::exec_many's
+  // statements of a few hundred rows each) is bound without being copied out.
+  virtual std::int64_t exec_values(std::string_view sql, std::span<const Value> params) = 0;
   virtual Engine engine() const = 0;
 
   std::optional<Row> query_one(std::string_view sql, const Params& params = {});

@@ -90,7 +90,7 @@ class Connection {
     PQclear(result);
   }
 
-  std::int64_t run(std::string_view sql, const Params& params, Rows* rows) {
+  std::int64_t run(std::string_view sql, std::span<const Value> params, Rows* rows) {
     settle();
     if (!pending_begin_) return execute(sql, params, rows, nullptr);
     const char* begin_sql = std::exchange(pending_begin_, nullptr);
@@ -142,7 +142,7 @@ class Connection {
     while (PGresult* result = PQgetResult(conn_)) PQclear(result);
   }
 
-  std::int64_t execute(std::string_view sql, const Params& params, Rows* rows,
+  std::int64_t execute(std::string_view sql, std::span<const Value> params, Rows* rows,
                        const char* begin_sql) {
     const std::string& name = prepare(sql);
     std::vector<std::string> texts(params.size());
