@@ -636,8 +636,10 @@ TEST(Events, DeliverySuccessSplitsTheEventsByWhatEachEndpointReceived) {
 TEST(Events, ABatchsCreatedEventsAreReadListedAndDeliveredAsAnyOther) {
   Tenant tenant = new_tenant(Server::shared(), "batch events");
   harness::WebhookReceiver receiver;
-  Reply endpoint = tenant.post("/v1/webhook_endpoints", R"({"url":")" + receiver.url() +
-                                                            R"(","event_types":["outgoing_transfer.created"]})");
+  Reply endpoint =
+      tenant.post("/v1/webhook_endpoints",
+                  R"({"url":")" + receiver.url() +
+                      R"(","event_types":["outgoing_transfer.created"]})");
   ASSERT_EQ(endpoint.status, 201) << endpoint.body;
   const std::string endpoint_id = text(endpoint.json(), "id");
   Reply funded = tenant.post("/api/v1/sandbox/tenant/accounts/" + tenant.originator + "/fund",
@@ -646,10 +648,11 @@ TEST(Events, ABatchsCreatedEventsAreReadListedAndDeliveredAsAnyOther) {
   const std::string before = make_holder(tenant);
   json::array items;
   for (int i = 0; i < 3; ++i) {
+    const json::object query{{"format", "plain_key"},
+                             {"value", "300555010" + std::to_string(i)}};
     items.push_back(json::object{{"external_id", "batch-event-" + std::to_string(i)},
                                  {"amount", json::parse(money(1'000 + i))},
-                                 {"query", json::object{{"format", "plain_key"},
-                                                        {"value", "300555010" + std::to_string(i)}}}});
+                                 {"query", query}});
   }
   Reply batch = tenant.post("/api/v1/outgoing_transfers",
                             json::serialize(json::object{{"tenant_account_id", tenant.originator},
