@@ -588,6 +588,23 @@ TEST_P(OutgoingTransfersTest, VerifyFindsTamperedHoldsEntriesAndBatches) {
   EXPECT_GE(mentions("outgoing_transfer journal entries"), 1) << ::testing::PrintToString(found);
 }
 
+// A batch's transfers get ids that ascend in the batch's order (made together and sorted), so
+// that its rows enter the indexes keyed by id at their ends, one after the other.
+TEST_P(OutgoingTransfersTest, ABatchsTransferIdsAscendInItsOrder) {
+  const transfers::Batch batch = send(60, 1'000);
+  ASSERT_EQ(batch.accepted.size(), 60u);
+  for (std::size_t i = 1; i < batch.accepted.size(); ++i) {
+    EXPECT_LT(batch.accepted[i - 1].id, batch.accepted[i].id) << i;
+    EXPECT_EQ(batch.accepted[i].external_id, "u-" + std::to_string(i));
+  }
+  std::set<std::string> distinct;
+  for (const transfers::Transfer& t : batch.accepted) {
+    EXPECT_TRUE(ids::has_prefix(t.id, "bbot")) << t.id;
+    distinct.insert(t.id);
+  }
+  EXPECT_EQ(distinct.size(), 60u);
+}
+
 // On SQLite a batch's transfers keep their created events (migration 23): at consecutive
 // positions in the batch's order, after every event before them and before every event after,
 // none of them an event row's; verify reports a row whose position an event row has too.
