@@ -60,9 +60,10 @@ inline std::string in_list(std::size_t count) {
 // Reads the rows of `<head> IN (?, ...) <tail>` for every one of `values`, a statement per chunk
 // (for_each_chunk), each bound to `leading` (the parameters of `head`) then its chunk's values;
 // calls each(row) for every row read. What a batch looks its thousand ids or keys up with.
-template <class Each>
+// `values` are texts or integers (std::string, std::int64_t).
+template <class Item, class Each>
 void query_in(Tx& tx, std::string_view head, const Params& leading,
-              const std::vector<std::string>& values, std::string_view tail, Each each) {
+              const std::vector<Item>& values, std::string_view tail, Each each) {
   for_each_chunk(values.size(), [&](std::size_t first, std::size_t count) {
     Params params = leading;
     for (std::size_t i = first; i < first + count; ++i) params.emplace_back(values[i]);

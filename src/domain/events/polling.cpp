@@ -23,7 +23,8 @@ struct Source {
   std::optional<std::string_view> type;
 };
 
-// The events' table (the view on SQLite: events::table).
+// The events' table (the view on SQLite: events::table). Of every type: from_where always gives
+// its conditions.
 Source every_event(const store::Tx& tx) {
   return {" FROM " + std::string(table(tx)) + " AS events", "position", "events.id", {}};
 }
@@ -35,25 +36,27 @@ Source row_events() {
           std::string(k_row_event_id_sql), k_row_event_type};
 }
 
-// Whether `type` (an event type) passes the filter's type: exact, or `<prefix>.*`.
-bool type_matches(std::string_view type, const EventFilter& filter) {
-  if (!filter.type) return true;
-  if (!filter.type->ends_with(".*")) return type == *filter.type;
-  return type.starts_with(std::string_view(*filter.type).substr(0, filter.type->size() - 1));
+// Fails when the filter names an endpoint the tenant does not have: "events that endpoint has
+// not received" would otherwise be every event, a wrong answer rather than an empty one.
+Status check_endpoint(store::Tx& tx, const std::string& tenant_id, const EventFilter& filter) {
+  if (filter.delivery_success && filter.endpoint_id &&
+      !webhooks::get_endpoint(tx, tenant_id, *filter.endpoint_id)) {
+    return errors::of(ErrorCode::item_not_found, "endpoint_id", "webhook endpoint not found");
+  }
+  return ok_status();
 }
 
-// The source's FROM and WHERE with the filter's conditions, and their parameters; nullopt
-// when no event of the source passes the filter. Fails when the filter names an endpoint the
-// tenant does not have: "events that endpoint has not received" would otherwise be every event,
-// a wrong answer rather than an empty one.
-Result<std::optional<std::string>> from_where(store::Tx& tx, const std::string& tenant_id,
-                                              const EventFilter& filter, const Source& source,
-                                              store::Params& params) {
+// The source's FROM and WHERE with the filter's conditions (its endpoint checked), and their
+// parameters; nullopt when no event of the source passes the filter.
+std::optional<std::string> from_where(const store::Tx& tx, const std::string& tenant_id,
+                                      const EventFilter& filter, const Source& source,
+                                      store::Params& params) {
   std::string where =
       source.from + " WHERE tenant_id = ? AND " + source.position + " IS NOT NULL";
   params.emplace_back(tenant_id);
   if (source.type) {
-    if (!type_matches(*source.type, filter)) return std::optional<std::string>();
+    // The filter's type (exact, or `<prefix>.*`) read as an endpoint's event types are.
+    if (filter.type && !webhooks::subscribed({*filter.type}, *source.type)) return std::nullopt;
   } else if (filter.type && filter.type->ends_with(".*")) {
     // A range rather than LIKE, whose `_` would be a wildcard in `card_transaction.%`: types
     // that start with "<prefix>." sort from it up to "<prefix>/" ('/' follows '.').
@@ -82,26 +85,21 @@ Result<std::optional<std::string>> from_where(store::Tx& tx, const std::string& 
     where += " (SELECT 1 FROM webhook_deliveries d WHERE d.tenant_id = events.tenant_id "
              "AND d.event_id = " + source.id + " AND d.state = 'delivered'";
     if (filter.endpoint_id) {
-      auto endpoint = webhooks::get_endpoint(tx, tenant_id, *filter.endpoint_id);
-      if (!endpoint) {
-        return errors::of(ErrorCode::item_not_found, "endpoint_id", "webhook endpoint not found");
-      }
       where += " AND d.endpoint_id = ?";
       params.emplace_back(*filter.endpoint_id);
     }
     where += ")";
   }
-  return std::optional<std::string>(std::move(where));
+  return where;
 }
 
 // How many of the source's events pass the filter.
-Result<std::int64_t> count_of(store::Tx& tx, const std::string& tenant_id,
-                              const EventFilter& filter, const Source& source) {
+std::int64_t count_of(store::Tx& tx, const std::string& tenant_id, const EventFilter& filter,
+                      const Source& source) {
   store::Params params;
-  auto where = from_where(tx, tenant_id, filter, source, params);
-  if (!where) return std::move(where).error();
-  if (!where.value()) return std::int64_t{0};
-  return tx.query_one("SELECT COUNT(*)" + *where.value(), params)->integer(0);
+  const std::optional<std::string> where = from_where(tx, tenant_id, filter, source, params);
+  if (!where) return 0;
+  return tx.query_one("SELECT COUNT(*)" + *where, params)->integer(0);
 }
 
 }  // namespace
@@ -109,28 +107,28 @@ Result<std::int64_t> count_of(store::Tx& tx, const std::string& tenant_id,
 Result<PageOf<Event>> list_events(store::Tx& tx, const std::string& tenant_id,
                                   const EventFilter& filter, std::int64_t offset,
                                   std::int64_t limit) {
+  if (Status checked = check_endpoint(tx, tenant_id, filter); !checked) {
+    return std::move(checked).error();
+  }
   store::Params params;
-  auto where = from_where(tx, tenant_id, filter, every_event(tx), params);
-  if (!where) return std::move(where).error();
+  const std::string where = *from_where(tx, tenant_id, filter, every_event(tx), params);
   PageOf<Event> page;
   if (!rows_keep_events(tx)) {
     // The page and its count in one statement (one round trip on PostgreSQL).
-    page = store::query_page<Event>(tx, k_columns, *where.value(), params, "position DESC",
-                                    offset, limit, from_row);
+    page = store::query_page<Event>(tx, k_columns, where, params, "position DESC", offset,
+                                    limit, from_row);
   } else {
     // The page through the view (both parts read in order and merged); the count as the sum of
     // the parts' counts, each through its own index.
     params.emplace_back(limit);
     params.emplace_back(offset);
-    for (const store::Row& row : tx.query("SELECT " + std::string(k_columns) + *where.value() +
+    for (const store::Row& row : tx.query("SELECT " + std::string(k_columns) + where +
                                               " ORDER BY position DESC LIMIT ? OFFSET ?",
                                           params)) {
       page.items.push_back(from_row(row));
     }
     for (const Source& part : {event_rows(), row_events()}) {
-      auto count = count_of(tx, tenant_id, filter, part);
-      if (!count) return std::move(count).error();
-      page.total_items += count.value();
+      page.total_items += count_of(tx, tenant_id, filter, part);
     }
   }
   render_references(tx, tenant_id, page.items);
@@ -140,14 +138,16 @@ Result<PageOf<Event>> list_events(store::Tx& tx, const std::string& tenant_id,
 Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_id,
                                       const EventFilter& filter, std::int64_t after_position,
                                       std::int64_t limit) {
+  if (Status checked = check_endpoint(tx, tenant_id, filter); !checked) {
+    return std::move(checked).error();
+  }
   store::Params params;
-  auto where = from_where(tx, tenant_id, filter, every_event(tx), params);
-  if (!where) return std::move(where).error();
+  const std::string where = *from_where(tx, tenant_id, filter, every_event(tx), params);
   params.emplace_back(after_position);
   params.emplace_back(limit);
   std::vector<Event> events;
   for (const store::Row& row :
-       tx.query("SELECT " + std::string(k_columns) + *where.value() +
+       tx.query("SELECT " + std::string(k_columns) + where +
                     " AND position > ? ORDER BY position LIMIT ?",
                 params)) {
     events.push_back(from_row(row));

@@ -259,21 +259,19 @@ void load_due(store::Store& store, const crypto::Sealer& sealer,
       // Their events by position (unique across tenants), in a statement of their own: a join
       // with SQLite's view of events (events::table) would read the view whole, and so would
       // its planner with the tenant in the condition.
+      std::vector<std::int64_t> positions;
+      for (const store::Row& row : due) positions.push_back(row.integer(5));
       std::map<std::int64_t, events::Event> by_position;
-      store::for_each_chunk(due.size(), [&](std::size_t from, std::size_t count) {
-        store::Params params;
-        for (std::size_t i = from; i < from + count; ++i) params.emplace_back(due[i].integer(5));
-        for (const store::Row& row :
-             tx.query("SELECT position, id, type, data, inserted_at, tenant_id FROM " +
-                          std::string(events::table(tx)) + " WHERE position IN " +
-                          store::in_list(count),
-                      params)) {
-          if (row.text(5) != endpoint.tenant_id) continue;
-          by_position.emplace(row.integer(0), events::Event{row.integer(0), row.text(1),
-                                                            row.text(2), row.text(3),
-                                                            row.text(4)});
-        }
-      });
+      store::query_in(
+          tx,
+          "SELECT position, id, type, data, inserted_at, tenant_id FROM " +
+              std::string(events::table(tx)) + " WHERE position",
+          {}, positions, "", [&](const store::Row& row) {
+            if (row.text(5) != endpoint.tenant_id) return;
+            by_position.emplace(row.integer(0), events::Event{row.integer(0), row.text(1),
+                                                              row.text(2), row.text(3),
+                                                              row.text(4)});
+          });
       std::vector<events::Event> due_events;
       for (const store::Row& row : due) {
         auto event = by_position.find(row.integer(5));
