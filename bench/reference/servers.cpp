@@ -15,8 +15,8 @@
 //     Tesoro's do, and external ids in the order of bench/post_transfers.lua's), each row bound
 //     to one prepared INSERT, WAL, synchronous=FULL; prints `transfers_native ROWS_PER_SECOND`.
 //     Then, each in a fresh database next to DB_FILE, `transfers_with_events`: the same rows
-//     and each one's `outgoing_transfer.created` event as SQLite keeps it since migration 23
-//     (in the row: its position, and the two indexes of the events' view), what a batch's
+//     and each one's `outgoing_transfer.created` event as SQLite keeps it since migration 24
+//     (in the row: its position as the rowid, and a tenant's index of them), what a batch's
 //     acceptance writes at the least; and `transfers_floor`: the least any model with a
 //     row per transfer and a row per event can write (see `schema`), the engine's ceiling for
 //     transfers on this machine. Rows are made before the clock starts: only BEGIN, the inserts
@@ -212,8 +212,8 @@ sqlite3_stmt* prepare(sqlite3* db, const std::string& sql) {
 }
 
 // The tables of each row set. A batch's created events are kept in its transfers' rows on SQLite
-// (migration 23): the row's created_position and its two indexes, read through the view
-// all_events with the events' own rows.
+// (migration 23): the row's created_position, its rowid since migration 24, and the index of a
+// tenant's, read through the view all_events with the events' own rows.
 // The floor keeps of a transfer what its API must find it by and show (id, batch, external id,
 // amount, key, state), in a WITHOUT ROWID table whose only other index is the external id's
 // uniqueness, and of its event only the rowid: no list order, no state or batch filter, no
@@ -244,12 +244,13 @@ std::vector<std::string> schema(RowSet set) {
       "CREATE INDEX outgoing_transfers_moving ON outgoing_transfers (next_step_at_micros) "
       "WHERE next_step_at_micros IS NOT NULL"};
   if (set == RowSet::transfers_and_events) {
-    sql.insert(sql.end(),
-               {"ALTER TABLE outgoing_transfers ADD COLUMN created_position BIGINT",
-                "CREATE UNIQUE INDEX outgoing_transfers_created ON outgoing_transfers "
-                "(created_position) WHERE created_position IS NOT NULL",
-                "CREATE INDEX outgoing_transfers_created_by_tenant ON outgoing_transfers "
-                "(tenant_id, created_position) WHERE created_position IS NOT NULL"});
+    // Migration 24: created_position is the rowid, the key (tenant_id, id) a unique constraint.
+    std::string& table = sql.front();
+    const std::string key = "PRIMARY KEY (tenant_id, id)";
+    table.replace(table.find(key), key.size(),
+                  "created_position INTEGER PRIMARY KEY, UNIQUE (tenant_id, id)");
+    sql.push_back("CREATE INDEX outgoing_transfers_created_by_tenant ON outgoing_transfers "
+                  "(tenant_id, created_position) WHERE created_position > 0");
   }
   return sql;
 }

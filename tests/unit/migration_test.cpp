@@ -2,7 +2,7 @@
 // the previous release wrote: account holders, a funded ledger, events) is migrated to the
 // latest, on both engines, and every row is still there, the system balances are derived,
 // events get positions, and the books verify. Batches of outgoing transfers of schema 20 get
-// their count of moving transfers.
+// their count of moving transfers; transfers of schema 23 keep their created events.
 #include <gtest/gtest.h>
 
 #include "domain/events/events.hpp"
@@ -169,6 +169,62 @@ TEST_P(MigrationTest, UnpositionedEventsOfSchema21ArePositionedInEmissionOrder) 
   }).value(), 2);
   EXPECT_EQ(scalar(*temp.store, "SELECT position FROM events WHERE id = 'evt_waiting_1'"), 2);
   EXPECT_EQ(scalar(*temp.store, "SELECT position FROM events WHERE id = 'evt_waiting_2'"), 3);
+}
+
+// Transfers of schema 23 keep what they had through migration 24, which on SQLite makes
+// created_position the rowid: a created event's position stays, the rows that keep none get
+// negative ones of their own (in the order they were written), the view shows the same events.
+// PostgreSQL's rows are unchanged (NULL).
+TEST_P(MigrationTest, TransfersOfSchema23KeepTheirCreatedEvents) {
+  TempStore temp(GetParam(), 23);
+  static_cast<void>(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    const char* transfer =
+        "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, external_id, "
+        "tenant_account_id, amount, currency, end_to_end_id, payment_id, payer_name, "
+        "resolution_request_id, target_id, key_type, key_value, target, metadata, state, "
+        "timemarks, held, next_step_at_micros, inserted_at, updated_at, created_position) "
+        "VALUES ('ten_1', ?, 'bbotb_1', ?, 'bbtacc_1', 100, 'COP', 'e', 'p', 'n', 'r', 't', "
+        "'cellphone', '3001234565', '[]', '{}', 'created', '{}', 100, 1000000, "
+        "'2026-11-26T10:00:00.000000Z', 'x', ?)";
+    const bool sqlite = tx.engine() == store::Engine::sqlite;
+    int n = 0;
+    for (const char* id : {"bbot_old_a", "bbot_kept", "bbot_old_b"}) {
+      const store::Value position = std::string(id) == "bbot_kept" && sqlite
+                                        ? store::Value(std::int64_t{7})
+                                        : store::Value(nullptr);
+      tx.exec(transfer, {std::string(id), "ext-" + std::to_string(n++), position});
+    }
+    return 0;
+  }));
+  EXPECT_GE(store::migrate(*temp.store), 24);
+  auto position_of = [&](const std::string& id) {
+    return temp.store->read<std::optional<std::int64_t>>(
+        [&](store::Tx& tx) -> Result<std::optional<std::int64_t>> {
+          return tx.query_one("SELECT created_position FROM outgoing_transfers WHERE id = ?",
+                              {id})->optional_integer(0);
+        }).value();
+  };
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM outgoing_transfers"), 3);
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM outgoing_transfers "
+                                "WHERE held = 100 AND external_id LIKE 'ext-%'"),
+            3);
+  if (GetParam() == store::Engine::postgres) {
+    for (const char* id : {"bbot_old_a", "bbot_kept", "bbot_old_b"}) {
+      EXPECT_EQ(position_of(id), std::nullopt) << id;
+    }
+    return;
+  }
+  EXPECT_EQ(position_of("bbot_kept"), 7);
+  EXPECT_EQ(position_of("bbot_old_a"), -1);
+  EXPECT_EQ(position_of("bbot_old_b"), -2);
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM all_events"), 1);
+  EXPECT_EQ(scalar(*temp.store, "SELECT position FROM all_events WHERE id = 'evt_kept'"), 7);
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
+                                "name IN ('outgoing_transfers_by_time', "
+                                "'outgoing_transfers_moving', "
+                                "'outgoing_transfers_created_by_tenant')"),
+            3);
+  EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
 }
 
 TESORO_ON_BOTH_ENGINES(MigrationTest);

@@ -58,7 +58,7 @@ std::int64_t last_position(store::Tx& tx) {
   return tx
       .query_one("SELECT MAX(COALESCE((SELECT MAX(position) FROM events), 0), "
                  "COALESCE((SELECT MAX(created_position) FROM outgoing_transfers "
-                 "WHERE created_position IS NOT NULL), 0))")
+                 "WHERE created_position > 0), 0))")
       ->integer(0);
 }
 

@@ -74,6 +74,9 @@ bool rows_keep_events(const store::Tx& tx);
 inline constexpr std::string_view k_row_event_id_sql =
     "CAST('evt_' || substr(events.id, 6) AS TEXT)";
 inline constexpr std::string_view k_row_event_type = "outgoing_transfer.created";
+// Which rows keep one: created_position is their rowid since migration 24, negative in the rows
+// that keep none (a rowid is never NULL), and the view's index of a tenant's is partial on it.
+inline constexpr std::string_view k_row_event_kept_sql = "created_position > 0";
 // The first of `count` consecutive positions, after every position given, for events a table
 // keeps in its own rows (rows_keep_events; the positions are the rows'): their readers are
 // woken after the commit as for emitted events.

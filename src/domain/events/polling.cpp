@@ -17,7 +17,7 @@ Event from_row(const store::Row& row) {
 // Where a filter's events are read from, as the conditions below name its columns.
 struct Source {
   std::string from;      // " FROM <table> AS events"
-  std::string position;  // the position's column
+  std::string positioned;  // the condition of its rows that are events with a position
   std::string id;        // the event id's expression
   // The one type every event of the source has, or none (then the column `type`).
   std::optional<std::string_view> type;
@@ -26,13 +26,16 @@ struct Source {
 // The events' table (the view on SQLite: events::table). Of every type: from_where always gives
 // its conditions.
 Source every_event(const store::Tx& tx) {
-  return {" FROM " + std::string(table(tx)) + " AS events", "position", "events.id", {}};
+  return {" FROM " + std::string(table(tx)) + " AS events", "position IS NOT NULL", "events.id",
+          {}};
 }
 // On SQLite, the two parts of the view counted apart (the view's count reads every row of it):
 // the events' rows, and the created events a batch's transfers keep.
-Source event_rows() { return {" FROM events AS events", "position", "events.id", {}}; }
+Source event_rows() {
+  return {" FROM events AS events", "position IS NOT NULL", "events.id", {}};
+}
 Source row_events() {
-  return {" FROM outgoing_transfers AS events", "created_position",
+  return {" FROM outgoing_transfers AS events", std::string(k_row_event_kept_sql),
           std::string(k_row_event_id_sql), k_row_event_type};
 }
 
@@ -52,7 +55,7 @@ std::optional<std::string> from_where(const store::Tx& tx, const std::string& te
                                       const EventFilter& filter, const Source& source,
                                       store::Params& params) {
   std::string where =
-      source.from + " WHERE tenant_id = ? AND " + source.position + " IS NOT NULL";
+      source.from + " WHERE tenant_id = ? AND " + source.positioned;
   params.emplace_back(tenant_id);
   if (source.type) {
     // The filter's type (exact, or `<prefix>.*`) read as an endpoint's event types are.

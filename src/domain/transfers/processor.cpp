@@ -424,11 +424,11 @@ std::vector<std::string> verify(store::Tx& tx) {
          "outgoing_transfers WHERE state <> 'successful' AND entry_id IS NOT NULL",
          "outgoing transfer");
   // A created event the row keeps (migration 23, SQLite) has a position of its own: no event
-  // row has it (transfers' positions are unique by their index).
+  // row has it (transfers' positions are unique: their rowids since migration 24).
   report("SELECT t.tenant_id, t.id, 'keeps its created event at position ' || "
          "CAST(t.created_position AS TEXT) || ', which event ' || e.id || ' has too' FROM "
          "outgoing_transfers t JOIN events e ON e.position = t.created_position "
-         "WHERE t.created_position IS NOT NULL",
+         "WHERE t.created_position > 0",
          "outgoing transfer");
   // A transfer delivered to a collection of this Tesoro arrived there: its successful attempt
   // of the same amount, carrying its end-to-end id on the incoming transfer.

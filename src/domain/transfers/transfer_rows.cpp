@@ -109,6 +109,15 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   store::Params values;
   values.reserve(transfers.size() * k_insert_width);
   std::optional<std::int64_t> created_position = first_created_position;
+  std::int64_t step = 1;
+  if (!created_position && events::rows_keep_events(tx)) {
+    // created_position is the rowid on SQLite (migration 24): rows that keep no event take
+    // negative ones, below every one taken (the rowid's MIN is one B-tree descent).
+    created_position = tx.query_one("SELECT MIN(COALESCE((SELECT MIN(created_position) FROM "
+                                    "outgoing_transfers), 0), 0) - 1")
+                           ->integer(0);
+    step = -1;
+  }
   for (const Transfer* t : transfers) {
     for (store::Value value :
          {store::Value(store::TextRef(tenant_id)), store::Value(store::TextRef(t->id)),
@@ -134,7 +143,7 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
           store::Value(store::TextRef(t->updated_at)), optional_integer(created_position)}) {
       values.push_back(std::move(value));
     }
-    if (created_position) ++*created_position;
+    if (created_position) *created_position += step;
   }
   // A transfer whose external_id the tenant has is not inserted.
   const std::int64_t inserted =

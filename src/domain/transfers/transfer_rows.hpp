@@ -22,7 +22,8 @@ Transfer from_row(const store::Row& row);
 // inserted: false when the tenant already had its external_id (another unit committed it
 // meanwhile). With `first_created_position` (events::row_positions), the rows keep their
 // outgoing_transfer.created events (migration 23), the i-th at that position + i (a row not
-// inserted leaves its position unused).
+// inserted leaves its position unused). Without, on SQLite, they take negative created_positions
+// of their own (the column is the rowid there since migration 24); on PostgreSQL it stays NULL.
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                          const std::vector<const Transfer*>& transfers,
                          std::optional<std::int64_t> first_created_position = std::nullopt);
