@@ -89,6 +89,10 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void read() {
     if (server_.stopping.load()) return close();
+    // The room a large body had is given back: an idle keep-alive connection keeps none of it.
+    if (buffer_.size() == 0 && buffer_.capacity() > limits::k_header_max_bytes) {
+      buffer_.shrink_to_fit();
+    }
     parser_.emplace();
     parser_->body_limit(limits::k_body_max_bytes);
     parser_->header_limit(static_cast<std::uint32_t>(limits::k_header_max_bytes));
@@ -119,6 +123,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
+    // Room for the body, or a large piece of it, so that it comes in few socket reads.
+    if (const auto length = parser_->content_length(); length && *length > buffer_.capacity()) {
+      buffer_.reserve(static_cast<std::size_t>(
+          std::min<std::uint64_t>(*length, limits::k_body_read_buffer_bytes)));
+    }
     bhttp::async_read(stream_, buffer_, *parser_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
                         self->on_read(ec);

@@ -168,6 +168,32 @@ TEST(Limits, BodyOverOneMebibyteIs413) {
   EXPECT_EQ(server.get("/healthz").status, 200);
 }
 
+// Bodies larger than the room the read buffer takes for one (limits::k_body_read_buffer_bytes),
+// then a small request, all in one write on one connection: each is read whole and answered
+// in order (the room is given back between requests and taken again).
+TEST(Limits, LargeBodiesAndPipelinedRequestsAreReadWholeOnOneConnection) {
+  Server& server = Server::shared();
+  auto post = [&](const std::string& name) {
+    const std::string body = R"({"name":")" + name +
+                             R"(","type":"savings_account","currency":"COP")" +
+                             std::string(150'000, ' ') + "}";
+    return "POST /v1/ledger/accounts HTTP/1.1\r\nHost: x\r\n" + server.bearer_core() +
+           "\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  const std::string answer =
+      server.raw(post("pipelined one") + post("pipelined two") +
+                     "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                 10'000);
+  const std::size_t first = answer.find("HTTP/1.1 201");
+  ASSERT_EQ(first, 0u) << answer.substr(0, 400);
+  const std::size_t second = answer.find("HTTP/1.1 201", first + 1);
+  ASSERT_NE(second, std::string::npos) << answer;
+  EXPECT_NE(answer.find("pipelined one"), std::string::npos) << answer;
+  EXPECT_GT(answer.find("pipelined two"), second) << answer;
+  EXPECT_NE(answer.find("HTTP/1.1 200", second), std::string::npos) << answer;
+}
+
 TEST(Limits, HeadAnswersWithoutBodyAndExpectContinueIsHonoured) {
   Server& server = Server::shared();
   std::string answer = server.raw("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
