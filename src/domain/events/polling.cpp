@@ -16,9 +16,9 @@ Event from_row(const store::Row& row) {
 
 // Where a filter's events are read from, as the conditions below name its columns.
 struct Source {
-  std::string from;      // " FROM <table> AS events"
+  std::string from;        // " FROM <table> AS events"
   std::string positioned;  // the condition of its rows that are events with a position
-  std::string id;        // the event id's expression
+  std::string id;          // the event id's expression
   // The one type every event of the source has, or none (then the column `type`).
   std::optional<std::string_view> type;
 };

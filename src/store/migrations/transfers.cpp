@@ -123,7 +123,9 @@ std::vector<Migration> transfer_migrations() {
       // rowid cannot be NULL: the rows that keep no created event (payout legs, and transfers
       // written before migration 23) have negative ones, each its own, and only a positive
       // created_position is an event's position. The table is rebuilt (the view first dropped,
-      // SQLite's RENAME checking the views of the schema), its indexes and the view made again.
+      // SQLite's RENAME checking the views of the schema), its indexes and the view made again;
+      // its columns are written out as migrations 14 and 23 left them (a migration's text is
+      // never shared with another's, so that none changes after it ran).
       // PostgreSQL unchanged: the column stays NULL there.
       {24,
        "outgoing_transfers_created_position_rowid",
