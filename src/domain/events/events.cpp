@@ -70,23 +70,27 @@ std::int64_t row_positions(store::Tx& tx, std::size_t count) {
   return first;
 }
 
+Event event_of(const store::Row& row) {
+  return {row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4)};
+}
+
 std::optional<Event> find(store::Tx& tx, const std::string& tenant_id, const std::string& id) {
+  const std::string columns(k_event_columns);
   auto row = tx.query_one(
-      "SELECT position, id, type, data, inserted_at FROM events "
-      "WHERE tenant_id = ? AND id = ? AND position IS NOT NULL",
+      "SELECT " + columns + " FROM events WHERE tenant_id = ? AND id = ? AND position IS NOT NULL",
       {tenant_id, id});
   // A created event kept by a batch's transfer (migration 23) has the transfer's characters
   // after evt_: its row is found by the transfer's key (the view would compute every id).
   constexpr std::string_view k_prefix = "evt_";
   if (!row && rows_keep_events(tx) && id.starts_with(k_prefix)) {
     row = tx.query_one(
-        "SELECT position, id, type, data, inserted_at FROM all_events WHERE tenant_id = ? "
-        "AND id = ? AND position = (SELECT created_position FROM outgoing_transfers "
-        "WHERE tenant_id = ? AND id = ?)",
+        "SELECT " + columns +
+            " FROM all_events WHERE tenant_id = ? AND id = ? AND position = "
+            "(SELECT created_position FROM outgoing_transfers WHERE tenant_id = ? AND id = ?)",
         {tenant_id, id, tenant_id, "bbot_" + id.substr(k_prefix.size())});
   }
   if (!row) return std::nullopt;
-  return Event{row->integer(0), row->text(1), row->text(2), row->text(3), row->text(4)};
+  return event_of(*row);
 }
 
 std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view type,
@@ -204,10 +208,10 @@ std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,
                               std::int64_t after_position, std::int64_t limit) {
   std::vector<Event> out;
   for (const store::Row& row :
-       tx.query("SELECT position, id, type, data, inserted_at FROM " + std::string(table(tx)) +
+       tx.query("SELECT " + std::string(k_event_columns) + " FROM " + std::string(table(tx)) +
                     " WHERE tenant_id = ? AND position > ? ORDER BY position LIMIT ?",
                 {std::string(tenant_id), after_position, limit})) {
-    out.push_back({row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4)});
+    out.push_back(event_of(row));
   }
   render_references(tx, std::string(tenant_id), out);
   return out;

@@ -94,6 +94,10 @@ struct Event {
   std::string inserted_at;
 };
 
+// The columns an Event is read from (of `events` or events::table), in event_of's order.
+inline constexpr std::string_view k_event_columns = "position, id, type, data, inserted_at";
+Event event_of(const store::Row& row);
+
 // The tenant's positioned event with this id, its data as stored (a reference not rendered).
 std::optional<Event> find(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 

@@ -8,12 +8,6 @@
 namespace tesoro::events {
 namespace {
 
-constexpr std::string_view k_columns = "position, id, type, data, inserted_at";
-
-Event from_row(const store::Row& row) {
-  return {row.integer(0), row.text(1), row.text(2), row.text(3), row.text(4)};
-}
-
 // Where a filter's events are read from, as the conditions below name its columns.
 struct Source {
   std::string from;        // " FROM <table> AS events"
@@ -118,17 +112,17 @@ Result<PageOf<Event>> list_events(store::Tx& tx, const std::string& tenant_id,
   PageOf<Event> page;
   if (!rows_keep_events(tx)) {
     // The page and its count in one statement (one round trip on PostgreSQL).
-    page = store::query_page<Event>(tx, k_columns, where, params, "position DESC", offset,
-                                    limit, from_row);
+    page = store::query_page<Event>(tx, k_event_columns, where, params, "position DESC",
+                                    offset, limit, event_of);
   } else {
     // The page through the view (both parts read in order and merged); the count as the sum of
     // the parts' counts, each through its own index.
     params.emplace_back(limit);
     params.emplace_back(offset);
-    for (const store::Row& row : tx.query("SELECT " + std::string(k_columns) + where +
+    for (const store::Row& row : tx.query("SELECT " + std::string(k_event_columns) + where +
                                               " ORDER BY position DESC LIMIT ? OFFSET ?",
                                           params)) {
-      page.items.push_back(from_row(row));
+      page.items.push_back(event_of(row));
     }
     for (const Source& part : {event_rows(), row_events()}) {
       page.total_items += count_of(tx, tenant_id, filter, part);
@@ -150,10 +144,10 @@ Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_i
   params.emplace_back(limit);
   std::vector<Event> events;
   for (const store::Row& row :
-       tx.query("SELECT " + std::string(k_columns) + where +
+       tx.query("SELECT " + std::string(k_event_columns) + where +
                     " AND position > ? ORDER BY position LIMIT ?",
                 params)) {
-    events.push_back(from_row(row));
+    events.push_back(event_of(row));
   }
   render_references(tx, tenant_id, events);
   return events;

@@ -264,13 +264,11 @@ void load_due(store::Store& store, const crypto::Sealer& sealer,
       std::map<std::int64_t, events::Event> by_position;
       store::query_in(
           tx,
-          "SELECT position, id, type, data, inserted_at, tenant_id FROM " +
+          "SELECT " + std::string(events::k_event_columns) + ", tenant_id FROM " +
               std::string(events::table(tx)) + " WHERE position",
           {}, positions, "", [&](const store::Row& row) {
             if (row.text(5) != endpoint.tenant_id) return;
-            by_position.emplace(row.integer(0), events::Event{row.integer(0), row.text(1),
-                                                              row.text(2), row.text(3),
-                                                              row.text(4)});
+            by_position.emplace(row.integer(0), events::event_of(row));
           });
       std::vector<events::Event> due_events;
       for (const store::Row& row : due) {
