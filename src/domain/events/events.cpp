@@ -57,8 +57,8 @@ std::int64_t last_position(store::Tx& tx) {
   // Each through its own index: the view's MAX would read both tables whole.
   return tx
       .query_one("SELECT MAX(COALESCE((SELECT MAX(position) FROM events), 0), "
-                 "COALESCE((SELECT MAX(created_position) FROM outgoing_transfers "
-                 "WHERE created_position > 0), 0))")
+                 "COALESCE((SELECT MAX(created_position) FROM outgoing_transfers WHERE " +
+                 std::string(k_row_event_kept_sql) + "), 0))")
       ->integer(0);
 }
 

@@ -428,7 +428,7 @@ std::vector<std::string> verify(store::Tx& tx) {
   report("SELECT t.tenant_id, t.id, 'keeps its created event at position ' || "
          "CAST(t.created_position AS TEXT) || ', which event ' || e.id || ' has too' FROM "
          "outgoing_transfers t JOIN events e ON e.position = t.created_position "
-         "WHERE t.created_position > 0",
+         "WHERE t." + std::string(events::k_row_event_kept_sql),
          "outgoing transfer");
   // A transfer delivered to a collection of this Tesoro arrived there: its successful attempt
   // of the same amount, carrying its end-to-end id on the incoming transfer.
