@@ -14,6 +14,7 @@
 #include "domain/jobs/jobs.hpp"
 #include "store/bulk.hpp"
 #include "store/postgres/postgres_store.hpp"
+#include "store/sqlite/wal_vfs.hpp"
 #include "test_stores.hpp"
 
 using namespace tesoro;
@@ -645,5 +646,103 @@ TEST(Sqlite, ANewDatabaseTakesTheConfiguredPageSizeAndAnOlderOneKeepsItsOwn) {
                 }).ok());
     EXPECT_EQ(page_size_of(*older), 4096);
   }
+  std::filesystem::remove_all(dir);
+}
+
+// store/sqlite/wal_vfs: a commit's WAL frames reach the file in few writes, and every reader
+// (another connection, the checkpoint, a reopened database) finds them whole.
+TEST(Sqlite, ACommitsWalFramesReachTheFileInFewWritesAndReadBackWhole) {
+  test_stores::TempStore temp(store::Engine::sqlite);
+  reopen_with_wal_limits(temp, 1'000'000, 64 * 1024 * 1024);  // no restart during the test
+  const store::wal_vfs::Counts before = store::wal_vfs::counts();
+  // 96 rows of 8 KB of text and their number in one unit: about 100 frames of 8 KiB, each written by SQLite as a header
+  // and a page.
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+                for (int i = 0; i < 96; ++i) {
+                  tx.exec("INSERT INTO wal_test (data) VALUES (replace(hex(zeroblob(4000)), '0', 'x') || ?)",
+                          {static_cast<std::int64_t>(i)});
+                }
+                return 0;
+              }).ok());
+  const store::wal_vfs::Counts after = store::wal_vfs::counts();
+  const long long gathered = after.writes_gathered - before.writes_gathered;
+  const long long flushes = after.flushes - before.flushes;
+  EXPECT_GE(gathered, 2 * 90) << "each frame is a header and a page";
+  EXPECT_GE(flushes, 1);
+  EXPECT_LE(flushes, gathered / 20) << "the frames went out one system call each";
+
+  // Another connection (a reader of the pool) reads every row as written.
+  auto rows = temp.store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM wal_test WHERE length(data) > 8000 AND "
+                        "CAST(substr(data, 8001) AS INTEGER) BETWEEN 0 AND 95")
+        ->integer(0);
+  });
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows.value(), 96);
+
+  // Closed (the last checkpoint copies the WAL) and opened with SQLite's own VFS: intact.
+  temp.store.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((temp.dir + "/tesoro.db").c_str(), &db), SQLITE_OK);
+  std::string integrity;
+  sqlite3_exec(
+      db, "PRAGMA integrity_check",
+      [](void* out, int, char** values, char**) {
+        *static_cast<std::string*>(out) += values[0] ? values[0] : "";
+        return 0;
+      },
+      &integrity, nullptr);
+  sqlite3_stmt* count = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM wal_test", -1, &count, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(count, 0), 96);
+  sqlite3_finalize(count);
+  sqlite3_close(db);
+  EXPECT_EQ(integrity, "ok");
+}
+
+// A transaction larger than its connection's page cache spills pages to the WAL before its
+// commit and reads them back from there: the gathered frames are in the file by then.
+TEST(Sqlite, PagesSpilledToTheWalBeforeTheCommitAreReadBackWhole) {
+  char pattern[] = "/tmp/tesoro-unit-XXXXXX";
+  const std::string dir = ::mkdtemp(pattern);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((dir + "/spill.db").c_str(), &db,
+                            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, store::wal_vfs::name()),
+            SQLITE_OK);
+  auto exec = [&](const std::string& sql) {
+    char* message = nullptr;
+    const int code = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
+    std::string text = message ? message : "";
+    sqlite3_free(message);
+    return code == SQLITE_OK ? std::string() : sql + ": " + text;
+  };
+  for (const char* sql : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                          "PRAGMA cache_size=8", "CREATE TABLE spill (n INTEGER, data BLOB)",
+                          "BEGIN"}) {
+    ASSERT_EQ(exec(sql), "") << sql;
+  }
+  // 2 MiB in one transaction through a cache of 8 pages; then every row read back in it.
+  for (int i = 0; i < 512; ++i) {
+    ASSERT_EQ(exec("INSERT INTO spill VALUES (" + std::to_string(i) +
+                   ", replace(hex(zeroblob(2000)), '0', 'y') || '" + std::to_string(i) + "')"),
+              "");
+  }
+  sqlite3_stmt* check = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT COUNT(*), SUM(n) FROM spill "
+                               "WHERE CAST(substr(data, 4001) AS INTEGER) = n",
+                               -1, &check, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(check), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(check, 0), 512);
+  EXPECT_EQ(sqlite3_column_int64(check, 1), 511 * 512 / 2);
+  sqlite3_reset(check);
+  ASSERT_EQ(exec("COMMIT"), "");
+  ASSERT_EQ(sqlite3_step(check), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(check, 0), 512);
+  sqlite3_finalize(check);
+  sqlite3_close(db);
   std::filesystem::remove_all(dir);
 }
