@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace tesoro::ids {
 
@@ -34,20 +35,21 @@ std::uint64_t time_ticks(std::chrono::system_clock::time_point at) {
 std::string encode(std::string_view prefix, std::uint64_t ticks,
                    const unsigned char (&random)[k_random_bytes]) {
   static_assert(limits::k_id_chars_after_prefix == k_time_chars + 16 && k_random_bytes == 12);
-  std::string id;
-  id.reserve(prefix.size() + 1 + limits::k_id_chars_after_prefix);
-  id.append(prefix).push_back('_');
+  // Sized once and written in place (a batch of transfers makes thousands of ids: appending
+  // character by character was three quarters of an id's cost).
+  std::string id(prefix.size() + 1 + limits::k_id_chars_after_prefix, '_');
+  char* out = std::copy(prefix.begin(), prefix.end(), id.data()) + 1;  // after the '_'
   ticks = std::min(ticks, k_tick_max);
   for (int shift = 6 * (k_time_chars - 1); shift >= 0; shift -= 6) {
-    id += k_sorted_alphabet[(ticks >> shift) & 63];
+    *out++ = k_sorted_alphabet[(ticks >> shift) & 63];
   }
   // 96 random bits, four characters per three bytes.
   for (std::size_t i = 0; i < k_random_bytes; i += 3) {
     const unsigned v = (unsigned{random[i]} << 16) | (unsigned{random[i + 1]} << 8) | random[i + 2];
-    id += k_alphabet[(v >> 18) & 63];
-    id += k_alphabet[(v >> 12) & 63];
-    id += k_alphabet[(v >> 6) & 63];
-    id += k_alphabet[v & 63];
+    *out++ = k_alphabet[(v >> 18) & 63];
+    *out++ = k_alphabet[(v >> 12) & 63];
+    *out++ = k_alphabet[(v >> 6) & 63];
+    *out++ = k_alphabet[v & 63];
   }
   return id;
 }
@@ -91,14 +93,25 @@ std::string network_transaction_id() {
 
 std::string end_to_end_id(std::int64_t tenant_now_micros) {
   // Made in one string (a batch makes a thousand): E, the tenant's yyyyMMddHHmm, then a network
-  // transaction id.
-  const std::string at = time::iso(tenant_now_micros);  // 2025-01-31T12:34:56.000000Z
-  constexpr std::size_t k_minute_chars = 13;               // E202501311234
-  std::string id(k_minute_chars + k_network_transaction_id_chars, 'E');
-  for (auto [from, to, count] : {std::array<std::size_t, 3>{0, 1, 4}, {5, 5, 2}, {8, 7, 2},
-                                 {11, 9, 2}, {14, 11, 2}}) {
-    at.copy(id.data() + to, count, from);
+  // transaction id. The minute's characters are kept from the thread's last call in the same
+  // minute: a batch's thousand ids share them, and formatting the time was a tenth of an id.
+  constexpr std::size_t k_minute_chars = 13;  // E202501311234
+  constexpr std::int64_t k_micros_per_minute = 60'000'000;
+  thread_local std::int64_t minute_of_chars = std::numeric_limits<std::int64_t>::min();
+  thread_local std::array<char, k_minute_chars> minute_chars{};
+  const std::int64_t minute = tenant_now_micros / k_micros_per_minute -
+                              (tenant_now_micros % k_micros_per_minute < 0 ? 1 : 0);
+  if (minute != minute_of_chars) {
+    const std::string at = time::iso(tenant_now_micros);  // 2025-01-31T12:34:56.000000Z
+    minute_chars[0] = 'E';
+    for (auto [from, to, count] : {std::array<std::size_t, 3>{0, 1, 4}, {5, 5, 2}, {8, 7, 2},
+                                   {11, 9, 2}, {14, 11, 2}}) {
+      at.copy(minute_chars.data() + to, count, from);
+    }
+    minute_of_chars = minute;
   }
+  std::string id(k_minute_chars + k_network_transaction_id_chars, 'E');
+  std::copy(minute_chars.begin(), minute_chars.end(), id.begin());
   unsigned char random[12];
   crypto::pooled_random_bytes(random, sizeof random);
   write_network_transaction_id(id.data() + k_minute_chars,

@@ -43,16 +43,38 @@ class Writer {
   // The key of the next value, which follows it without a comma. Keys are the program's own
   // names (letters, digits, '_'): written without the escaping scan.
   Writer& key(std::string_view name) {
-    separate();
-    out_ += '"';
-    out_ += name;
-    out_ += "\":";
+    if (name.size() <= k_short_bytes) {
+      // The separator, the quoted name and the colon in one append (a transfer's text has 35
+      // keys; four appends each were a fifth of writing it).
+      char buffer[k_short_bytes + 4];
+      char* end = put_separator(buffer);
+      *end++ = '"';
+      end = std::copy(name.begin(), name.end(), end);
+      *end++ = '"';
+      *end++ = ':';
+      out_.append(buffer, static_cast<std::size_t>(end - buffer));
+    } else {
+      separate();
+      out_ += '"';
+      out_ += name;
+      out_ += "\":";
+    }
     after_key_ = true;
     return *this;
   }
   Writer& string(std::string_view text) {
-    separate();
-    append_string(text);
+    if (text.size() <= k_short_bytes && !any_needs_escape(text)) {
+      // Short plain text (ids, names, times): separator and quoted text in one append.
+      char buffer[k_short_bytes + 3];
+      char* end = put_separator(buffer);
+      *end++ = '"';
+      end = std::copy(text.begin(), text.end(), end);
+      *end++ = '"';
+      out_.append(buffer, static_cast<std::size_t>(end - buffer));
+    } else {
+      separate();
+      append_string(text);
+    }
     need_comma_ = true;
     return *this;
   }
@@ -87,12 +109,37 @@ class Writer {
   std::string take() { return std::move(out_); }
 
  private:
+  // Texts up to this long are written through a buffer on the stack, in one append.
+  static constexpr std::size_t k_short_bytes = 64;
+
   void separate() {
     if (after_key_) {
       after_key_ = false;
     } else if (need_comma_) {
       out_ += ',';
     }
+  }
+  // separate() into `buffer`; returns the end of what it wrote (nothing or a comma).
+  char* put_separator(char* buffer) {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (need_comma_) {
+      *buffer++ = ',';
+    }
+    return buffer;
+  }
+
+  static bool any_needs_escape(std::string_view text) {
+    std::size_t i = 0;
+    for (std::uint64_t v; i + 8 <= text.size(); i += 8) {
+      std::memcpy(&v, text.data() + i, 8);
+      if (needs_escape(v)) return true;
+    }
+    for (; i < text.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      if (c < 0x20 || c == '"' || c == '\\') return true;
+    }
+    return false;
   }
 
   // Whether any of the 8 bytes of `v` needs escaping: below 0x20, '"' or '\\'. Exact (the

@@ -54,6 +54,16 @@ TEST(EndToEndIds, AreETheTenantMinuteAndANetworkTransactionId) {
   EXPECT_EQ(seen.size(), 1000u);
   EXPECT_EQ(ids::end_to_end_id(*time::parse_iso("1999-12-31T23:59:00Z")).substr(0, 13),
             "E199912312359");
+  // Each call has its own minute, whichever minute the call before had (the thread keeps the
+  // last minute's characters): either side of a minute's edge, back again, before 1970.
+  for (auto [at, minute] : {std::pair{"2025-01-31T12:34:59.999999Z", "E202501311234"},
+                            {"2025-01-31T12:35:00.000000Z", "E202501311235"},
+                            {"2025-01-31T12:34:00.000000Z", "E202501311234"},
+                            {"1969-12-31T23:59:30.000000Z", "E196912312359"},
+                            {"1970-01-01T00:00:00.000000Z", "E197001010000"},
+                            {"1969-12-31T23:58:59.999999Z", "E196912312358"}}) {
+    EXPECT_EQ(ids::end_to_end_id(*time::parse_iso(at)).substr(0, 13), minute) << at;
+  }
 }
 
 TEST(QrMerchantName, IsPlainCapitalsOfAtMost25Characters) {

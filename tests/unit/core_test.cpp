@@ -67,6 +67,13 @@ TEST(Ids, EveryRandomPositionTakesEveryCharacterOfTheAlphabet) {
   for (std::size_t k = 0; k < at.size(); ++k) EXPECT_EQ(at[k].size(), 64u) << "position " << k;
 }
 
+TEST(Ids, AnIdIsItsPrefixTheTimeInTheSortedAlphabetAndTheRandomBytesInBase64) {
+  const unsigned char random[ids::k_random_bytes] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  // 123456789 ticks are 0, 7, 22, 60, 52, 21 in six bits each; the bytes as base64url has them.
+  EXPECT_EQ(ids::encode("bbot", 123456789, random), "bbot_-6LwoKAQIDBAUGBwgJCgsM");
+  EXPECT_EQ(ids::encode("ab", 0, random).substr(0, 9), "ab_------");
+}
+
 TEST(Ids, IdsSortByTheirTimeWhateverTheirRandomPart) {
   unsigned char low[ids::k_random_bytes] = {}, high[ids::k_random_bytes];
   std::fill(std::begin(high), std::end(high), 0xff);

@@ -97,3 +97,21 @@ TEST(JsonWriter, MembersMadeElsewhereJoinTheOpenObject) {
   EXPECT_EQ(writer.take(),
             R"({"a":1,"b":"two","c":{"inner":null},"d":[3],"e":"five","f":{"g":6}})");
 }
+
+// Keys and strings up to 64 bytes go through a buffer of their own, longer ones are appended in
+// parts: both sides of that length, as keys, as values after keys, and as array elements.
+TEST(JsonWriter, KeysAndStringsOnBothSidesOfTheShortLengthMatchBoostJson) {
+  for (std::size_t size : {0u, 1u, 8u, 63u, 64u, 65u, 200u}) {
+    const std::string name(size, 'k');
+    const std::string plain(size, 'v');
+    std::string escaped = plain;
+    if (!escaped.empty()) escaped.back() = '"';
+    json::object expected{{name, plain}, {"list", json::array{plain.c_str(), escaped.c_str(), ""}},
+                          {name + "x", escaped}};
+    json_text::Writer writer;
+    writer.begin_object().key(name).string(plain).key("list").begin_array();
+    writer.string(plain).string(escaped).string("").end_array();
+    writer.key(name + "x").string(escaped).end_object();
+    EXPECT_EQ(writer.take(), json::serialize(expected)) << "size " << size;
+  }
+}
