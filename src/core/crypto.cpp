@@ -98,9 +98,15 @@ constexpr char k_base64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv
 }  // namespace
 
 std::string sha256_hex(std::string_view data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  return hex(digest, sizeof digest);
+  const std::array<unsigned char, 32> digest = sha256(data);
+  return hex(digest.data(), digest.size());
+}
+
+std::array<unsigned char, 32> sha256(std::string_view data) {
+  static_assert(SHA256_DIGEST_LENGTH == 32);
+  std::array<unsigned char, 32> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest.data());
+  return digest;
 }
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {

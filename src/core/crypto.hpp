@@ -1,6 +1,7 @@
 #pragma once
 // Thin wrappers over OpenSSL: hashing, HMAC, randomness. Secrets are stored only as sha256 hashes;
 // they are 256-bit random values, so a fast hash is enough (no dictionary to attack).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -10,6 +11,8 @@
 namespace tesoro::crypto {
 
 std::string sha256_hex(std::string_view data);
+// The raw 32 bytes of SHA-256.
+std::array<unsigned char, 32> sha256(std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 // The raw 32 bytes of HMAC-SHA256 (webhook signatures are its base64).
 std::string hmac_sha256(std::string_view key, std::string_view data);

@@ -67,14 +67,7 @@ struct Candidate {
 using Digest = std::array<unsigned char, 32>;
 
 // SHA-256 of the key: the one source of everything the synthetic directory says about it.
-Digest digest_of(const Candidate& key) {
-  const std::string hex = crypto::sha256_hex(key.type + ":" + key.value);
-  Digest bytes{};
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    bytes[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-  }
-  return bytes;
-}
+Digest digest_of(const Candidate& key) { return crypto::sha256(key.type + ":" + key.value); }
 
 // `count` decimal digits drawn from bytes[from..from+count).
 std::string digits_from(const Digest& bytes, std::size_t from, std::size_t count) {
