@@ -655,11 +655,12 @@ TEST(Sqlite, ACommitsWalFramesReachTheFileInFewWritesAndReadBackWhole) {
   test_stores::TempStore temp(store::Engine::sqlite);
   reopen_with_wal_limits(temp, 1'000'000, 64 * 1024 * 1024);  // no restart during the test
   const store::wal_vfs::Counts before = store::wal_vfs::counts();
-  // 96 rows of 8 KB of text and their number in one unit: about 100 frames of 8 KiB, each written by SQLite as a header
-  // and a page.
+  // 96 rows of 8 KB of text and their number in one unit: about 100 frames of 8 KiB, each
+  // written by SQLite as a header and a page.
   ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
                 for (int i = 0; i < 96; ++i) {
-                  tx.exec("INSERT INTO wal_test (data) VALUES (replace(hex(zeroblob(4000)), '0', 'x') || ?)",
+                  tx.exec("INSERT INTO wal_test (data) "
+                          "VALUES (replace(hex(zeroblob(4000)), '0', 'x') || ?)",
                           {static_cast<std::int64_t>(i)});
                 }
                 return 0;
@@ -671,14 +672,17 @@ TEST(Sqlite, ACommitsWalFramesReachTheFileInFewWritesAndReadBackWhole) {
   EXPECT_GE(flushes, 1);
   EXPECT_LE(flushes, gathered / 20) << "the frames went out one system call each";
 
-  // Another connection (a reader of the pool) reads every row as written.
-  auto rows = temp.store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
-    return tx.query_one("SELECT COUNT(*) FROM wal_test WHERE length(data) > 8000 AND "
-                        "CAST(substr(data, 8001) AS INTEGER) BETWEEN 0 AND 95")
-        ->integer(0);
+  // Another connection (a reader of the pool) reads every row as written: 8000 x's, then its
+  // number (0 to 95, which add up to 4560).
+  using CountAndSum = std::pair<std::int64_t, std::int64_t>;
+  auto rows = temp.store->read<CountAndSum>([](store::Tx& tx) -> Result<CountAndSum> {
+    auto row = tx.query_one(
+        "SELECT COUNT(*), SUM(CAST(substr(data, 8001) AS INTEGER)) FROM wal_test "
+        "WHERE substr(data, 1, 8000) = replace(hex(zeroblob(4000)), '0', 'x')");
+    return CountAndSum{row->integer(0), row->integer(1)};
   });
   ASSERT_TRUE(rows.ok());
-  EXPECT_EQ(rows.value(), 96);
+  EXPECT_EQ(rows.value(), CountAndSum(96, 4560));
 
   // Closed (the last checkpoint copies the WAL) and opened with SQLite's own VFS: intact.
   temp.store.reset();

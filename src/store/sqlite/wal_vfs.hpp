@@ -1,10 +1,10 @@
 #pragma once
 // A SQLite VFS over the system's default one that gathers a connection's writes to its WAL file
-// and hands them to the kernel in few writes (of up to 124 KiB, the most the default VFS takes at
-// once) when SQLite next needs them there: at the commit's sync, before any read, size,
-// truncation or close of that file. SQLite writes each frame of a commit as two writes (its
-// 24-byte header, then the page), so a group of 160 pages of 8 KiB was 320 system calls on the
-// one writer thread; now it is 11.
+// and hands them to the kernel in few writes (of up to 124 KiB: the default VFS keeps only the
+// low 17 bits of a write's size) when SQLite next needs them there: at the commit's sync, before
+// any read, size, truncation, file control or close of that file. SQLite writes each frame of a
+// commit as two writes (its 24-byte header, then the page), so a group of 160 pages of 8 KiB was
+// 320 system calls on the one writer thread; now it is 11.
 //
 // Nothing else changes: every other file, and every other method (locks, the WAL index in shared
 // memory), is the default VFS's. SQLite publishes a commit to other connections (the WAL index)
