@@ -19,8 +19,7 @@ std::optional<transfers::Query> read_query(ObjectReader& parent, Problems& probl
   const json::object* object = parent.object("query", Need::optional);
   if (!object) return std::nullopt;
   ObjectReader reader(*object, parent.path("query"), problems);
-  static const std::vector<std::string> k_formats = {std::string(network::k_format_plain_key)};
-  auto format = reader.one_of("format", Need::required, k_formats);
+  auto format = reader.one_of("format", Need::required, network::query_formats());
   auto value = reader.string("value", Need::required, k_key_value_max_chars);
   reader.reject_unknown();
   if (!format || !value) return std::nullopt;

@@ -14,10 +14,8 @@ Result<network::TargetRequest> decode(std::string_view body,
   if (!parsed) return std::move(parsed).error();
   ObjectReader reader(parsed.value(), "", problems);
   network::TargetRequest request;
-  request.format = reader
-                       .one_of("format", Need::required,
-                               {std::string(network::k_format_plain_key)})
-                       .value_or("");
+  request.format =
+      reader.one_of("format", Need::required, network::query_formats()).value_or("");
   request.value = reader.string("value", Need::required).value_or("");
   auto amount = read_money(reader, "amount", Need::optional, currencies, problems);
   if (amount) {

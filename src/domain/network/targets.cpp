@@ -36,6 +36,11 @@ Target from_row(const store::Row& row) {
 
 }  // namespace
 
+const std::vector<std::string>& query_formats() {
+  static const std::vector<std::string> formats = {std::string(k_format_plain_key)};
+  return formats;
+}
+
 std::string new_payment_id() {
   emvco::Payload payload;
   payload.network = std::string(k_network_code);

@@ -26,6 +26,8 @@ namespace tesoro::network {
 
 // The query formats a resolution accepts.
 inline constexpr std::string_view k_format_plain_key = "plain_key";
+// The same as a list, for the readers that check a body's `format` against it.
+const std::vector<std::string>& query_formats();
 
 struct TargetRequest {
   std::string format;  // plain_key
