@@ -80,12 +80,12 @@ void query_in(Tx& tx, std::string_view head, const Params& leading,
 // FROM (VALUES ...) AS v whose columns are v.column1, v.column2, ... on both engines. Returns the
 // rows the statements changed (an INSERT ... ON CONFLICT DO NOTHING: the rows it inserted).
 inline std::int64_t exec_many(Tx& tx, std::string_view head, std::size_t width,
-                              std::string_view tail, Params values) {
+                              std::string_view tail, std::span<const Value> values) {
   std::int64_t changed = 0;
   if (width == 0) return changed;
   for_each_chunk(values.size() / width, [&](std::size_t first, std::size_t count) {
     changed += tx.exec_values(bulk_statement(head, width, count, tail),
-                              std::span<const Value>(values).subspan(first * width, count * width));
+                              values.subspan(first * width, count * width));
   });
   return changed;
 }

@@ -2,6 +2,7 @@
 
 #include "core/log.hpp"
 
+#include "store/bulk.hpp"
 #include "store/sqlite/sqlite_store.hpp"
 #ifdef TESORO_WITH_POSTGRES
 #include "store/postgres/postgres_store.hpp"
@@ -42,6 +43,11 @@ std::int64_t Row::integer(std::size_t column) const {
     return parsed;
   }
   return 0;
+}
+
+std::int64_t Tx::append_rows(std::string_view table_columns, std::size_t width,
+                             std::span<const Value> values) {
+  return exec_many(*this, "INSERT INTO " + std::string(table_columns), width, "", values);
 }
 
 std::optional<Row> Tx::query_one(std::string_view sql, const Params& params) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <future>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -76,6 +77,91 @@ TEST_P(StoreTest, BorrowedTextsBindAndBulkInsertsCountTheRowsWritten) {
   EXPECT_EQ(row->text(1), data);
   EXPECT_TRUE(row->is_null(2));
   EXPECT_EQ(count_events(*temp->store), 264);
+}
+
+// Tx::append_rows (PostgreSQL: COPY's text format, sent in pieces of 256 KiB) gives back every
+// value as it was: the characters COPY escapes, a text that reads "\N", an empty text apart
+// from NULL, the integers' extremes; a row that repeats a key fails as an INSERT's would.
+TEST_P(StoreTest, AppendedRowsReadBackExactlyAndARepeatedKeyIsADuplicateRow) {
+  ASSERT_TRUE(temp->store
+                  ->write<bool>([](store::Tx& tx) -> Result<bool> {
+                    tx.exec("CREATE TABLE appended (k BIGINT PRIMARY KEY, t TEXT, "
+                            "n BIGINT CHECK (n <> 42))");
+                    return true;
+                  })
+                  .ok());
+  const std::vector<std::string> texts = {
+      "tab\there", "line\nend", "carriage\rreturn", "back\\slash", "\\N", "", "ñandú € 😀",
+      "\\\t\n\r\\"};
+  const std::string long_text(300'000, 'x');  // a row across two of COPY's pieces
+  constexpr std::int64_t k_long_row = 1234;
+  const std::vector<std::int64_t> numbers = {std::numeric_limits<std::int64_t>::min(),
+                                             std::numeric_limits<std::int64_t>::max(), 0, -1};
+  constexpr std::int64_t k_rows = 3000;
+  auto text_of = [&](std::int64_t k) -> const std::string& {
+    return k == k_long_row ? long_text : texts[static_cast<std::size_t>(k) % texts.size()];
+  };
+  auto number_of = [&](std::int64_t k) {
+    return numbers[static_cast<std::size_t>(k) % numbers.size()];
+  };
+  store::Params values;
+  for (std::int64_t k = 0; k < k_rows; ++k) {
+    values.emplace_back(k);
+    if (k % 10 == 9) values.emplace_back(nullptr);
+    else values.emplace_back(store::TextRef(text_of(k)));
+    if (k % 7 == 6) values.emplace_back(nullptr);
+    else values.emplace_back(number_of(k));
+  }
+  auto written = temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.append_rows("appended (k, t, n)", 3, values);
+  });
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written.value(), k_rows);
+  auto rows = temp->store->read<store::Rows>([](store::Tx& tx) -> Result<store::Rows> {
+    return tx.query("SELECT k, t, n FROM appended ORDER BY k");
+  });
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), static_cast<std::size_t>(k_rows));
+  for (std::int64_t k = 0; k < k_rows; ++k) {
+    const store::Row& row = (*rows)[static_cast<std::size_t>(k)];
+    ASSERT_EQ(row.integer(0), k);
+    if (k % 10 == 9) {
+      EXPECT_TRUE(row.is_null(1)) << k;
+    } else {
+      EXPECT_FALSE(row.is_null(1)) << k;
+      EXPECT_EQ(row.text(1), text_of(k)) << k;
+    }
+    if (k % 7 == 6) EXPECT_TRUE(row.is_null(2)) << k;
+    else EXPECT_EQ(row.optional_integer(2), number_of(k)) << k;
+  }
+  // A new row and one whose key is there: the whole unit fails, and nothing of it stays.
+  const store::Params again = {std::int64_t{k_rows}, "new", std::int64_t{1},
+                               std::int64_t{5}, "repeated", std::int64_t{2}};
+  try {
+    (void)temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+      tx.append_rows("appended (k, t, n)", 3, again);
+      return true;
+    });
+    ADD_FAILURE() << "a repeated key was appended";
+  } catch (const store::StoreError& failure) {
+    EXPECT_TRUE(failure.duplicate_row()) << failure.what();
+    EXPECT_FALSE(failure.unavailable());
+  }
+  auto count = temp->store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM appended")->integer(0);
+  });
+  EXPECT_EQ(count.value(), k_rows);
+  // Another constraint's failure is not a duplicate row.
+  try {
+    (void)temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+      tx.append_rows("appended (k, t, n)", 3,
+                     store::Params{std::int64_t{k_rows + 1}, "text", std::int64_t{42}});
+      return true;
+    });
+    ADD_FAILURE() << "a row against the check was appended";
+  } catch (const store::StoreError& failure) {
+    EXPECT_FALSE(failure.duplicate_row()) << failure.what();
+  }
 }
 
 TEST_P(StoreTest, ErrorRollsBackTheWholeUnit) {

@@ -5,7 +5,6 @@
 
 #include "core/ids.hpp"
 #include "core/log.hpp"
-#include "store/bulk.hpp"
 
 namespace tesoro::events {
 
@@ -127,11 +126,10 @@ void insert_events(store::Tx& tx, std::size_t count, Add&& add) {
     add(i, values);
     if (positioned) values.emplace_back(++position);
   }
-  // Rows of one statement take their emitted_seq in VALUES order on both engines.
-  const char* head =
-      positioned ? "INSERT INTO events (tenant_id, id, type, data, inserted_at, position)"
-                 : "INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at)";
-  store::exec_many(tx, head, width, "", std::move(values));
+  // The rows take their emitted_seq in this order (INSERT's VALUES, COPY's lines).
+  tx.append_rows(positioned ? "events (tenant_id, id, type, data, inserted_at, position)"
+                            : "event_outbox (tenant_id, id, type, data, inserted_at)",
+                 width, values);
   notify_emitted(tx);
 }
 }  // namespace

@@ -8,7 +8,6 @@
 #include "core/ids.hpp"
 #include "core/money.hpp"
 #include "domain/events/events.hpp"
-#include "store/bulk.hpp"
 
 namespace tesoro::ledger {
 namespace {
@@ -269,12 +268,11 @@ void Journal::write(const std::string& tenant_id, const std::string& kind,
                            now_});
     }
   }
-  store::exec_many(tx_, "INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at)",
-                   5, "", std::move(entry_rows));
-  store::exec_many(tx_,
-                   "INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
-                   "balance_after, inserted_at)",
-                   8, "", std::move(posting_rows));
+  tx_.append_rows("journal_entries (tenant_id, id, kind, description, inserted_at)", 5,
+                  entry_rows);
+  tx_.append_rows("postings (tenant_id, entry_id, seq, account_id, currency, amount, "
+                  "balance_after, inserted_at)",
+                  8, posting_rows);
   events::emit_many(tx_, emissions);
 }
 

@@ -16,8 +16,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr const char* k_insert_head =
-    "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, payout_id, external_id, "
+constexpr const char* k_insert_columns =
+    "outgoing_transfers (tenant_id, id, batch_id, payout_id, external_id, "
     "tenant_account_id, amount, currency, description, end_to_end_id, payment_id, payer_name, "
     "resolution_request_id, target_id, key_type, key_value, target, query, expected_creditor, "
     "metadata, state, state_reason, sandbox_failure, timemarks, held, next_step_at_micros, "
@@ -145,10 +145,25 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
     }
     if (created_position) *created_position += step;
   }
+  if (tx.engine() == store::Engine::postgres) {
+    // COPY first (Tx::append_rows: a quarter less of PostgreSQL's CPU a row), in a savepoint:
+    // it fails whole on an external id that another unit committed since this one's read, and
+    // then the INSERT below skips that transfer. (SQLite's one writer runs that INSERT: there
+    // the statement's cost is the same either way.)
+    try {
+      (void)tx.nested<bool>([&](store::Tx& inner) -> Result<bool> {
+        inner.append_rows(k_insert_columns, k_insert_width, values);
+        return true;
+      });
+      return std::vector<bool>(transfers.size(), true);
+    } catch (const store::StoreError& failure) {
+      if (!failure.duplicate_row()) throw;
+    }
+  }
   // A transfer whose external_id the tenant has is not inserted.
-  const std::int64_t inserted =
-      store::exec_many(tx, k_insert_head, k_insert_width,
-                       "ON CONFLICT (tenant_id, external_id) DO NOTHING", std::move(values));
+  const std::int64_t inserted = store::exec_many(
+      tx, std::string("INSERT INTO ") + k_insert_columns, k_insert_width,
+      "ON CONFLICT (tenant_id, external_id) DO NOTHING", values);
   if (inserted == static_cast<std::int64_t>(transfers.size())) {
     return std::vector<bool>(transfers.size(), true);
   }

@@ -139,11 +139,10 @@ std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
     }
   }
   if (count > 0) {
-    store::exec_many(tx,
-                     "INSERT INTO webhook_deliveries (tenant_id, id, endpoint_id, event_id, "
-                     "event_position, event_type, state, attempts, next_attempt_at_micros, "
-                     "replay, inserted_at, updated_at)",
-                     12, "", std::move(rows));
+    tx.append_rows("webhook_deliveries (tenant_id, id, endpoint_id, event_id, "
+                   "event_position, event_type, state, attempts, next_attempt_at_micros, "
+                   "replay, inserted_at, updated_at)",
+                   12, rows);
     tx.notify(std::string(k_deliveries_topic));
   }
   tx.exec("UPDATE webhook_fanout SET position = ? WHERE id = 1", {last});

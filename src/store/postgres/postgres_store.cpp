@@ -2,7 +2,9 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -39,12 +41,42 @@ bool is_retryable_state(const std::string& state) {
 class PgError : public StoreError {
  public:
   PgError(const std::string& what, std::string state, bool unavailable)
-      : StoreError(what, unavailable), state_(std::move(state)) {}
+      : StoreError(what, unavailable, state == "23505"), state_(std::move(state)) {}
   const std::string& state() const { return state_; }
 
  private:
   std::string state_;
 };
+
+// COPY's data goes to libpq in pieces of this size.
+constexpr std::size_t k_copy_chunk_bytes = 256 * 1024;
+
+// One value of a COPY row in text format.
+void append_copy_value(std::string& out, const Value& value) {
+  std::string_view text;
+  if (std::holds_alternative<std::nullptr_t>(value)) {
+    out += "\\N";
+    return;
+  }
+  if (auto* number = std::get_if<std::int64_t>(&value)) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, *number).ptr;
+    out.append(digits, end);
+    return;
+  }
+  if (auto* owned = std::get_if<std::string>(&value)) text = *owned;
+  else text = std::get<TextRef>(value).text();
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '\\' && c != '\t' && c != '\n' && c != '\r') continue;
+    out.append(text, start, i - start);
+    out += '\\';
+    out += c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+    start = i + 1;
+  }
+  out.append(text, start, text.size() - start);
+}
 
 class Connection {
  public:
@@ -106,6 +138,45 @@ class Connection {
       ensure_open();
       return execute(sql, params, rows, begin_sql);
     }
+  }
+
+  // COPY table_columns FROM STDIN with `values` as its rows (Tx::append_rows), in text format:
+  // a tab between values, \N for NULL, and a text's backslashes, tabs and line ends escaped.
+  // The rows are written out before the COPY starts: the statement then lasts as long as the
+  // server takes to read them, not as long as this thread takes to write them.
+  std::int64_t copy_in(std::string_view table_columns, std::size_t width,
+                       std::span<const Value> values) {
+    if (width == 0 || values.empty()) return 0;
+    std::string data;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      append_copy_value(data, values[i]);
+      data += i % width == width - 1 ? '\n' : '\t';
+    }
+    settle();
+    // The unit's BEGIN goes with a first statement, where a dead pooled connection is reopened.
+    if (pending_begin_) run("SELECT 1", {}, nullptr);
+    const std::string sql = "COPY " + std::string(table_columns) + " FROM STDIN";
+    PGresult* started = PQexec(conn_, sql.c_str());
+    if (PQresultStatus(started) != PGRES_COPY_IN) check(started, sql);  // throws
+    PQclear(started);
+    bool sent = true;
+    for (std::size_t at = 0; at < data.size() && sent; at += k_copy_chunk_bytes) {
+      const std::size_t size = std::min(k_copy_chunk_bytes, data.size() - at);
+      sent = PQputCopyData(conn_, data.data() + at, static_cast<int>(size)) == 1;
+    }
+    if (!sent || PQputCopyEnd(conn_, nullptr) != 1) {
+      std::string message = PQerrorMessage(conn_);
+      PQfinish(conn_);  // out of step with the server: the next use reconnects
+      conn_ = nullptr;
+      throw PgError("COPY failed: " + message, "08006", true);
+    }
+    PGresult* result = PQgetResult(conn_);
+    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+    check(result, sql);
+    const char* copied = PQcmdTuples(result);
+    std::int64_t rows = (copied && *copied) ? std::stoll(copied) : 0;
+    PQclear(result);
+    return rows;
   }
 
   // Starts a transaction lazily: its BEGIN travels with the unit's first statement, in one round

@@ -133,8 +133,11 @@ class Connection {
       sqlite3_reset(statement);
       sqlite3_clear_bindings(statement);
       if (code != SQLITE_DONE) {
+        const int extended = sqlite3_extended_errcode(db_);
         throw StoreError(std::string(sqlite3_errmsg(db_)) + " in: " + std::string(sql),
-                         is_unavailable_code(code));
+                         is_unavailable_code(code),
+                         extended == SQLITE_CONSTRAINT_UNIQUE ||
+                             extended == SQLITE_CONSTRAINT_PRIMARYKEY);
       }
       return sqlite3_changes64(db_);
     }
