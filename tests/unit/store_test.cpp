@@ -92,7 +92,8 @@ TEST_P(StoreTest, AppendedRowsReadBackExactlyAndARepeatedKeyIsADuplicateRow) {
                   .ok());
   const std::vector<std::string> texts = {
       "tab\there", "line\nend", "carriage\rreturn", "back\\slash", "\\N", "", "ñandú € 😀",
-      "\\\t\n\r\\"};
+      "\\\t\n\r\\", "eight by\ttes, then a tab; sixteen bytes and a line\nfeed ending in \\",
+      "no byte here is escaped, over several blocks of eight"};
   const std::string long_text(300'000, 'x');  // a row across two of COPY's pieces
   constexpr std::int64_t k_long_row = 1234;
   const std::vector<std::int64_t> numbers = {std::numeric_limits<std::int64_t>::min(),

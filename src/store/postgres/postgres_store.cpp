@@ -3,9 +3,11 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -51,9 +53,32 @@ class PgError : public StoreError {
 // COPY's data goes to libpq in pieces of this size.
 constexpr std::size_t k_copy_chunk_bytes = 256 * 1024;
 
+// The bytes COPY's text format escapes in a text: backslash, tab, line feed, carriage return.
+constexpr std::array<bool, 256> k_copy_escaped = [] {
+  std::array<bool, 256> escaped{};
+  for (unsigned char c : {'\\', '\t', '\n', '\r'}) escaped[c] = true;
+  return escaped;
+}();
+
+std::string_view text_of(const Value& value) {
+  if (auto* owned = std::get_if<std::string>(&value)) return *owned;
+  return std::get<TextRef>(value).text();
+}
+
+// True when one of the 8 bytes of `block` is one COPY escapes: a test of 8 bytes at once that
+// leaves the byte-by-byte look to the few blocks that have one (a batch's rows are most of a
+// megabyte of text, nearly none of it escaped).
+bool block_has_escaped(std::uint64_t block) {
+  constexpr std::uint64_t k_ones = 0x0101010101010101ULL;
+  auto has = [&](unsigned char byte) {
+    const std::uint64_t x = block ^ (k_ones * byte);
+    return ((x - k_ones) & ~x & (k_ones << 7)) != 0;  // some byte of x is 0
+  };
+  return has('\\') || has('\t') || has('\n') || has('\r');
+}
+
 // One value of a COPY row in text format.
 void append_copy_value(std::string& out, const Value& value) {
-  std::string_view text;
   if (std::holds_alternative<std::nullptr_t>(value)) {
     out += "\\N";
     return;
@@ -64,18 +89,51 @@ void append_copy_value(std::string& out, const Value& value) {
     out.append(digits, end);
     return;
   }
-  if (auto* owned = std::get_if<std::string>(&value)) text = *owned;
-  else text = std::get<TextRef>(value).text();
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c != '\\' && c != '\t' && c != '\n' && c != '\r') continue;
-    out.append(text, start, i - start);
-    out += '\\';
-    out += c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
-    start = i + 1;
+  const std::string_view text = text_of(value);
+  std::size_t start = 0;  // text[start, i) is still to be appended
+  std::size_t i = 0;
+  auto look_at = [&](std::size_t end) {
+    for (; i < end; ++i) {
+      const char c = text[i];
+      if (!k_copy_escaped[static_cast<unsigned char>(c)]) continue;
+      out.append(text, start, i - start);
+      out += '\\';
+      out += c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+      start = i + 1;
+    }
+  };
+  while (i + 8 <= text.size()) {
+    std::uint64_t block;
+    std::memcpy(&block, text.data() + i, sizeof block);
+    if (block_has_escaped(block)) look_at(i + 8);
+    else i += 8;
   }
+  look_at(text.size());
   out.append(text, start, text.size() - start);
+}
+
+// `values` as COPY's text rows, `width` a row. Its size is reckoned first (escapes aside): a
+// batch's rows are most of a megabyte, which a growing string would copy over and over.
+std::string copy_text(std::size_t width, std::span<const Value> values) {
+  std::size_t size = 0;
+  for (const Value& value : values) {
+    size += 1 + (std::holds_alternative<std::int64_t>(value)    ? 20
+                 : std::holds_alternative<std::nullptr_t>(value) ? 2
+                                                                 : text_of(value).size());
+  }
+  std::string data;
+  data.reserve(size);
+  std::size_t column = 0;
+  for (const Value& value : values) {
+    append_copy_value(data, value);
+    if (++column == width) {
+      data += '\n';
+      column = 0;
+    } else {
+      data += '\t';
+    }
+  }
+  return data;
 }
 
 class Connection {
@@ -147,11 +205,7 @@ class Connection {
   std::int64_t copy_in(std::string_view table_columns, std::size_t width,
                        std::span<const Value> values) {
     if (width == 0 || values.empty()) return 0;
-    std::string data;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      append_copy_value(data, values[i]);
-      data += i % width == width - 1 ? '\n' : '\t';
-    }
+    const std::string data = copy_text(width, values);
     settle();
     // The unit's BEGIN goes with a first statement, where a dead pooled connection is reopened.
     if (pending_begin_) run("SELECT 1", {}, nullptr);
