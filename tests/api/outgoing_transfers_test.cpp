@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -729,6 +730,62 @@ TEST(OutgoingTransfers, ConcurrentBatchesFromOneAccountNeverOverdrawIt) {
   EXPECT_EQ(balance_of(s, s.originator), (Balance{0, 1'000'000, 1'000'000}));
   // Units queued on the account's lock: none deadlocked (PostgreSQL would have retried it).
   EXPECT_EQ(server.log_text().find("store.retry"), std::string::npos);
+  server.check_ledger();
+}
+
+// Batches that race for the same external ids: each id is accepted once across them, every other
+// batch lists it among its duplicates (PostgreSQL: the loser's COPY meets the winner's row, and
+// its INSERT that skips taken ids runs instead), and only the accepted transfers are held.
+TEST(OutgoingTransfers, ConcurrentBatchesWithTheSameExternalIdsAcceptEachOnce) {
+  Server server;
+  Sender s = init_sender(server);
+  fund(s, s.originator, 1'000'000);
+  constexpr int k_batches = 6;
+  constexpr int k_items = 40;
+  constexpr long long k_amount = 1'000;
+  std::vector<std::string> keys;
+  for (int i = 0; i < k_items; ++i) keys.push_back(fresh_cellphone());
+  std::atomic<int> failures{0};
+  std::mutex mutex;
+  std::map<std::string, std::set<std::string>> accepted_ids;  // external id -> transfer ids
+  std::map<std::string, std::set<std::string>> duplicate_of;  // external id -> ids listed
+  std::vector<std::thread> threads;
+  for (int b = 0; b < k_batches; ++b) {
+    threads.emplace_back([&] {
+      json::array items;
+      for (int i = 0; i < k_items; ++i) {
+        items.push_back(item("race-" + std::to_string(i), k_amount, keys[i]));
+      }
+      Reply reply = s.post("/api/v1/outgoing_transfers", batch_body(s.originator, items));
+      if (reply.status != 201) {
+        ++failures;
+        return;
+      }
+      const json::value batch = json::parse(reply.body);
+      std::lock_guard lock(mutex);
+      for (const json::value& t : list_at(batch, "accepted_transfers")) {
+        accepted_ids[text(t, "external_id")].insert(text(t, "id"));
+      }
+      for (const json::value& t : list_at(batch, "duplicated_transfers")) {
+        duplicate_of[text(t, "external_id")].insert(text(t, "id"));
+      }
+      if (!list_at(batch, "rejected_transfers").empty()) ++failures;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_EQ(accepted_ids.size(), static_cast<std::size_t>(k_items));
+  for (const auto& [external_id, ids] : accepted_ids) {
+    EXPECT_EQ(ids.size(), 1u) << external_id;
+    // The batches that lost it name the one transfer that has it.
+    EXPECT_EQ(duplicate_of[external_id], ids) << external_id;
+  }
+  EXPECT_EQ(balance_of(s, s.originator),
+            (Balance{1'000'000 - k_items * k_amount, k_items * k_amount, 1'000'000}));
+  Reply listed = s.get("/api/v1/outgoing_transfers?page_size=500");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  EXPECT_EQ(listed.json().at("outgoing_transfers").as_array().size(),
+            static_cast<std::size_t>(k_items));
   server.check_ledger();
 }
 
