@@ -85,7 +85,8 @@ class StoreError : public std::runtime_error {
       : std::runtime_error(what), unavailable_(unavailable), duplicate_row_(duplicate_row) {}
   // True when the database cannot be reached or is temporarily unable to serve (503, retryable).
   bool unavailable() const { return unavailable_; }
-  // True when a row broke a uniqueness constraint (PostgreSQL's unique_violation).
+  // True when a row broke a uniqueness constraint (PostgreSQL's unique_violation, SQLite's
+  // UNIQUE or PRIMARY KEY constraint).
   bool duplicate_row() const { return duplicate_row_; }
 
  private:

@@ -735,7 +735,7 @@ TEST(OutgoingTransfers, ConcurrentBatchesFromOneAccountNeverOverdrawIt) {
 
 // Batches that race for the same external ids: each id is accepted once across them, every other
 // batch lists it among its duplicates (PostgreSQL: the loser's COPY meets the winner's row, and
-// its INSERT that skips taken ids runs instead), and only the accepted transfers are held.
+// its INSERT that skips taken ids runs instead), and only the accepted transfers hold funds.
 TEST(OutgoingTransfers, ConcurrentBatchesWithTheSameExternalIdsAcceptEachOnce) {
   Server server;
   Sender s = init_sender(server);

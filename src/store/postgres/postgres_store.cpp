@@ -211,7 +211,11 @@ class Connection {
     if (pending_begin_) run("SELECT 1", {}, nullptr);
     const std::string sql = "COPY " + std::string(table_columns) + " FROM STDIN";
     PGresult* started = PQexec(conn_, sql.c_str());
-    if (PQresultStatus(started) != PGRES_COPY_IN) check(started, sql);  // throws
+    if (PQresultStatus(started) != PGRES_COPY_IN) {
+      check(started, sql);  // throws on an error
+      PQclear(started);
+      throw PgError("COPY did not start: " + sql, "XX000", false);
+    }
     PQclear(started);
     bool sent = true;
     for (std::size_t at = 0; at < data.size() && sent; at += k_copy_chunk_bytes) {
