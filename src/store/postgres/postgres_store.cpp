@@ -54,9 +54,10 @@ class PgError : public StoreError {
 constexpr std::size_t k_copy_chunk_bytes = 256 * 1024;
 
 // The bytes COPY's text format escapes in a text: backslash, tab, line feed, carriage return.
+constexpr std::array<unsigned char, 4> k_copy_escapes = {'\\', '\t', '\n', '\r'};
 constexpr std::array<bool, 256> k_copy_escaped = [] {
   std::array<bool, 256> escaped{};
-  for (unsigned char c : {'\\', '\t', '\n', '\r'}) escaped[c] = true;
+  for (unsigned char c : k_copy_escapes) escaped[c] = true;
   return escaped;
 }();
 
@@ -70,11 +71,10 @@ std::string_view text_of(const Value& value) {
 // megabyte of text, nearly none of it escaped).
 bool block_has_escaped(std::uint64_t block) {
   constexpr std::uint64_t k_ones = 0x0101010101010101ULL;
-  auto has = [&](unsigned char byte) {
+  return std::any_of(k_copy_escapes.begin(), k_copy_escapes.end(), [&](unsigned char byte) {
     const std::uint64_t x = block ^ (k_ones * byte);
     return ((x - k_ones) & ~x & (k_ones << 7)) != 0;  // some byte of x is 0
-  };
-  return has('\\') || has('\t') || has('\n') || has('\r');
+  });
 }
 
 // One value of a COPY row in text format.
