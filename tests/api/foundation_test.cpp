@@ -131,7 +131,7 @@ TEST(Operations, OnSqliteBatchesAndBackgroundWorkRunBehindTheWriter) {
     return;
   }
   EXPECT_EQ(nice_by_name["sqlite-writer"], as_started);
-  EXPECT_EQ(nice_by_name["sqlite-checkpt"], as_started);
+  EXPECT_EQ(nice_by_name["sqlite-checkpt"], behind);
   EXPECT_EQ(nice_by_name["http-bulk"], behind);
   EXPECT_EQ(nice_by_name["worker"], behind);
   EXPECT_GE(threads.count("http-bulk"), 1U);

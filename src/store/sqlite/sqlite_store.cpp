@@ -243,6 +243,10 @@ class SqliteStore final : public Store {
     });
     checkpointer_ = std::thread([this] {
       thread_priority::name_this_thread("sqlite-checkpt");
+      // Behind the writer too: copying the WAL into the database can wait for a core, while
+      // every write waits for the writer (limits::k_sqlite_behind_writer_nice). Starved, it
+      // leaves the WAL to grow until the writer restarts it itself (restart_outgrown_wal).
+      thread_priority::lower_this_thread(limits::k_sqlite_behind_writer_nice);
       checkpoint_loop();
     });
   }
