@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "api/credential_json.hpp"
 #include "app/app.hpp"
@@ -428,7 +429,9 @@ int command_serve(const Config& config) {
   // write waits for (limits::k_sqlite_behind_writer_nice).
   std::function<void()> behind_the_writer;
   if (sqlite) {
-    options.bulk_workers = limits::k_bulk_workers_sqlite;
+    options.bulk_workers = limits::k_bulk_workers_per_core_sqlite *
+                           std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    metrics::set_batch_threads(options.bulk_workers);
     behind_the_writer = [] {
       thread_priority::lower_this_thread(limits::k_sqlite_behind_writer_nice);
     };

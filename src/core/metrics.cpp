@@ -39,6 +39,7 @@ struct State {
   LatencyHistogram commit_seconds{k_latency_bounds};
   std::atomic<std::size_t> write_queue_depth{0};
   std::atomic<int> handler_threads{0};
+  std::atomic<int> batch_threads{0};
   std::atomic<long> in_flight{0};
   std::atomic<std::uint64_t> store_retries{0};
   struct Worker {
@@ -94,6 +95,7 @@ void observe_commit_batch(std::size_t units, double seconds) {
 
 void set_write_queue_depth(std::size_t depth) { state().write_queue_depth.store(depth); }
 void set_handler_threads(int threads) { state().handler_threads.store(threads); }
+void set_batch_threads(int threads) { state().batch_threads.store(threads); }
 void count_store_retry() { state().store_retries.fetch_add(1); }
 std::uint64_t store_retries() { return state().store_retries.load(); }
 
@@ -141,6 +143,9 @@ std::string render_prometheus() {
   out += "# HELP tesoro_http_handler_threads Handler threads of this process (--workers).\n";
   out += "# TYPE tesoro_http_handler_threads gauge\n";
   out += "tesoro_http_handler_threads " + std::to_string(s.handler_threads.load()) + "\n";
+  out += "# HELP tesoro_http_batch_threads Threads for batches (SQLite), besides the handlers.\n";
+  out += "# TYPE tesoro_http_batch_threads gauge\n";
+  out += "tesoro_http_batch_threads " + std::to_string(s.batch_threads.load()) + "\n";
   out += "# HELP tesoro_http_in_flight Requests being handled now.\n";
   out += "# TYPE tesoro_http_in_flight gauge\n";
   out += "tesoro_http_in_flight " + std::to_string(s.in_flight.load()) + "\n";

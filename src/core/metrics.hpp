@@ -12,6 +12,8 @@ void observe_commit_batch(std::size_t units, double seconds);
 void set_write_queue_depth(std::size_t depth);
 // The handler threads this process runs (--workers, or the engine's default).
 void set_handler_threads(int threads);
+// The threads for batches besides them (SQLite; 0 when batches go to the handler threads).
+void set_batch_threads(int threads);
 void add_in_flight(int delta);
 // A PostgreSQL unit run again after a deadlock or serialization failure.
 void count_store_retry();

@@ -66,23 +66,32 @@ TEST(Operations, MetricsInPrometheusFormat) {
 }
 
 // Handler threads follow the engine unless --workers says otherwise: 64 on SQLite (waiting
-// handlers make larger group commits), one per pooled connection (16) on PostgreSQL.
+// handlers make larger group commits), one per pooled connection (16) on PostgreSQL. On SQLite
+// batches have two threads per core besides (limits::k_bulk_workers_per_core_sqlite), whatever
+// --workers says; on PostgreSQL none (batches go to the handlers).
 TEST(Operations, HandlerThreadsFollowTheEngineUnlessGiven) {
-  auto threads = [](const Reply& metrics) {
-    const std::string name = "\ntesoro_http_handler_threads ";
+  auto gauge = [](const Reply& metrics, const std::string& metric) {
+    const std::string name = "\n" + metric + " ";
     auto at = metrics.body.find(name);
     return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + name.size()));
   };
+  const int batch_threads = harness::is_postgres()
+                                ? 0
+                                : 2 * static_cast<int>(std::thread::hardware_concurrency());
   harness::ServerOptions by_engine;
   by_engine.engine_default_workers = true;
   {
     Server server(by_engine);
-    EXPECT_EQ(threads(server.get("/metrics")), harness::is_postgres() ? 16 : 64);
+    const Reply metrics = server.get("/metrics");
+    EXPECT_EQ(gauge(metrics, "tesoro_http_handler_threads"), harness::is_postgres() ? 16 : 64);
+    EXPECT_EQ(gauge(metrics, "tesoro_http_batch_threads"), batch_threads);
   }
   harness::ServerOptions given;
   given.extra_args = {"--workers", "7"};
   Server server(given);
-  EXPECT_EQ(threads(server.get("/metrics")), 7);
+  const Reply metrics = server.get("/metrics");
+  EXPECT_EQ(gauge(metrics, "tesoro_http_handler_threads"), 7);
+  EXPECT_EQ(gauge(metrics, "tesoro_http_batch_threads"), batch_threads);
 }
 
 namespace {
@@ -135,6 +144,8 @@ TEST(Operations, OnSqliteBatchesAndBackgroundWorkRunBehindTheWriter) {
   EXPECT_EQ(nice_by_name["http-bulk"], behind);
   EXPECT_EQ(nice_by_name["worker"], behind);
   EXPECT_GE(threads.count("http-bulk"), 1U);
+  EXPECT_LE(threads.count("http-bulk"),
+            tesoro::limits::k_bulk_workers_per_core_sqlite * std::thread::hardware_concurrency());
   EXPECT_GE(threads.count("worker"), 5U);
 }
 
