@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -75,9 +76,11 @@ TEST(Operations, HandlerThreadsFollowTheEngineUnlessGiven) {
     auto at = metrics.body.find(name);
     return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + name.size()));
   };
-  const int batch_threads = harness::is_postgres()
-                                ? 0
-                                : 2 * static_cast<int>(std::thread::hardware_concurrency());
+  const int batch_threads =
+      harness::is_postgres()
+          ? 0
+          : tesoro::limits::k_bulk_workers_per_core_sqlite *
+                static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   harness::ServerOptions by_engine;
   by_engine.engine_default_workers = true;
   {
@@ -145,7 +148,8 @@ TEST(Operations, OnSqliteBatchesAndBackgroundWorkRunBehindTheWriter) {
   EXPECT_EQ(nice_by_name["worker"], behind);
   EXPECT_GE(threads.count("http-bulk"), 1U);
   EXPECT_LE(threads.count("http-bulk"),
-            tesoro::limits::k_bulk_workers_per_core_sqlite * std::thread::hardware_concurrency());
+            tesoro::limits::k_bulk_workers_per_core_sqlite *
+                std::max(1U, std::thread::hardware_concurrency()));
   EXPECT_GE(threads.count("worker"), 5U);
 }
 
