@@ -66,6 +66,18 @@ TEST(Operations, MetricsInPrometheusFormat) {
   EXPECT_NE(metrics.body.find("tesoro_store_write_queue_depth"), std::string::npos);
 }
 
+namespace {
+
+// The threads for batches a server on this machine runs: two per core on SQLite (at least one
+// core counted, as the server does), none on PostgreSQL.
+int expected_batch_threads() {
+  if (harness::is_postgres()) return 0;
+  return tesoro::limits::k_bulk_workers_per_core_sqlite *
+         static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
 // Handler threads follow the engine unless --workers says otherwise: 64 on SQLite (waiting
 // handlers make larger group commits), one per pooled connection (16) on PostgreSQL. On SQLite
 // batches have two threads per core besides (limits::k_bulk_workers_per_core_sqlite), whatever
@@ -76,11 +88,7 @@ TEST(Operations, HandlerThreadsFollowTheEngineUnlessGiven) {
     auto at = metrics.body.find(name);
     return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + name.size()));
   };
-  const int batch_threads =
-      harness::is_postgres()
-          ? 0
-          : tesoro::limits::k_bulk_workers_per_core_sqlite *
-                static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  const int batch_threads = expected_batch_threads();
   harness::ServerOptions by_engine;
   by_engine.engine_default_workers = true;
   {
@@ -147,9 +155,7 @@ TEST(Operations, OnSqliteBatchesAndBackgroundWorkRunBehindTheWriter) {
   EXPECT_EQ(nice_by_name["http-bulk"], behind);
   EXPECT_EQ(nice_by_name["worker"], behind);
   EXPECT_GE(threads.count("http-bulk"), 1U);
-  EXPECT_LE(threads.count("http-bulk"),
-            tesoro::limits::k_bulk_workers_per_core_sqlite *
-                std::max(1U, std::thread::hardware_concurrency()));
+  EXPECT_LE(threads.count("http-bulk"), static_cast<std::size_t>(expected_batch_threads()));
   EXPECT_GE(threads.count("worker"), 5U);
 }
 
