@@ -18,7 +18,7 @@ std::string Row::text(std::size_t column) const {
   const Value& value = values_.at(column);
   if (auto* text = std::get_if<std::string>(&value)) return *text;
   if (auto* number = std::get_if<std::int64_t>(&value)) return std::to_string(*number);
-  if (auto* ref = std::get_if<TextRef>(&value)) return ref->text();
+  if (auto* ref = std::get_if<TextRef>(&value)) return std::string(ref->text());
   return {};
 }
 

@@ -36,17 +36,22 @@ namespace tesoro::store {
 
 enum class Engine { sqlite, postgres };
 
-// A text parameter bound without a copy: the caller keeps the string alive, unchanged, until
+// A text parameter bound without a copy: the caller keeps the text alive, unchanged, until
 // the statement has run (a unit that writes a thousand rows binds their fields where they are).
-// Made only from a std::string, whose text ends in a NUL (PostgreSQL's text parameters need it).
+// Its text is followed by a NUL (PostgreSQL's text parameters need one): a std::string's is, and
+// terminated() is given only texts that are.
 class TextRef {
  public:
-  explicit TextRef(const std::string& text) : text_(&text) {}
+  explicit TextRef(const std::string& text) : text_(text) {}
   explicit TextRef(std::string&&) = delete;  // a temporary would be gone before the statement
-  const std::string& text() const { return *text_; }
+  // `text` where text.data()[text.size()] is a NUL the caller keeps with it.
+  static TextRef terminated(std::string_view text) { return TextRef(text); }
+  std::string_view text() const { return text_; }
+  const char* c_str() const { return text_.data(); }
 
  private:
-  const std::string* text_;
+  explicit TextRef(std::string_view text) : text_(text) {}
+  std::string_view text_;
 };
 
 // A parameter or a column's value. Rows read back hold no TextRef.

@@ -79,6 +79,62 @@ TEST_P(StoreTest, BorrowedTextsBindAndBulkInsertsCountTheRowsWritten) {
   EXPECT_EQ(count_events(*temp->store), 264);
 }
 
+// Rows packed where they are made (store::PackedRows) insert what was added, value for value,
+// on both engines (PostgreSQL binds each text by its NUL): a text equal to the one above it in
+// its column is kept once and still written to every row; a NULL, an empty text and integers
+// keep their kinds; the buffer may grow while rows are added; rows are chosen by index.
+TEST_P(StoreTest, PackedRowsInsertWhatWasAddedAndKeepARepeatedTextOnce) {
+  ASSERT_TRUE(temp->store
+                  ->write<bool>([](store::Tx& tx) -> Result<bool> {
+                    tx.exec("CREATE TABLE packed (k BIGINT PRIMARY KEY, shared TEXT, own TEXT, "
+                            "maybe TEXT, n BIGINT)");
+                    return true;
+                  })
+                  .ok());
+  const std::string shared = "the same text in every row, longer than a short string's room";
+  store::PackedRows rows(5);
+  rows.reserve(1, 8);  // far too little: the texts move as the buffer grows
+  constexpr std::int64_t k_rows = 300;
+  auto own = [](std::int64_t k) { return "own-" + std::to_string(k / 2); };  // pairs repeat
+  for (std::int64_t k = 0; k < k_rows; ++k) {
+    rows.integer(k).text(shared).text(own(k));
+    const char* maybe = k % 3 == 1 ? "" : "x";
+    rows.optional_text(k % 3 == 0 ? std::nullopt : std::optional<std::string>(maybe));
+    rows.optional_integer(k % 5 == 0 ? std::nullopt : std::optional<std::int64_t>(-k));
+  }
+  ASSERT_EQ(rows.rows(), static_cast<std::size_t>(k_rows));
+  EXPECT_EQ(rows.text_at(7, 2), own(7));
+  EXPECT_EQ(rows.text_at(7, 1).data(), rows.text_at(6, 1).data());  // kept once
+  EXPECT_EQ(rows.text_at(7, 2).data(), rows.text_at(6, 2).data());  // the pair's second
+  EXPECT_NE(rows.text_at(8, 2).data(), rows.text_at(7, 2).data());
+  EXPECT_EQ(rows.text_at(7, 0), "");  // not a text
+  std::vector<std::size_t> chosen;
+  for (std::size_t row = 0; row < rows.rows(); row += 2) chosen.push_back(row);
+  auto written = temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+    store::Params values;
+    for (std::size_t row : chosen) rows.append_row(row, values);
+    return store::exec_many(tx, "INSERT INTO packed (k, shared, own, maybe, n)", 5, "", values);
+  });
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written.value(), static_cast<std::int64_t>(chosen.size()));
+  auto read = temp->store->read<store::Rows>([](store::Tx& tx) -> Result<store::Rows> {
+    return tx.query("SELECT k, shared, own, maybe, n FROM packed ORDER BY k");
+  });
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->size(), chosen.size());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const store::Row& row = (*read)[i];
+    const auto k = static_cast<std::int64_t>(chosen[i]);
+    ASSERT_EQ(row.integer(0), k);
+    EXPECT_EQ(row.text(1), shared) << k;
+    EXPECT_EQ(row.text(2), own(k)) << k;
+    if (k % 3 == 0) EXPECT_TRUE(row.is_null(3)) << k;
+    else EXPECT_EQ(row.optional_text(3), std::optional<std::string>(k % 3 == 1 ? "" : "x")) << k;
+    if (k % 5 == 0) EXPECT_TRUE(row.is_null(4)) << k;
+    else EXPECT_EQ(row.optional_integer(4), -k) << k;
+  }
+}
+
 // Tx::append_rows (PostgreSQL: COPY's text format, sent in pieces of 256 KiB) gives back every
 // value as it was: the characters COPY escapes, a text that reads "\N", an empty text apart
 // from NULL, the integers' extremes; a row that repeats a key fails as an INSERT's would.

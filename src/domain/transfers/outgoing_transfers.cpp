@@ -340,12 +340,18 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedB
                     AcceptedBatch& done, std::map<std::string, Transfer>& known) {
   std::vector<const Transfer*> accepted;
   accepted.reserve(done.accepted.size());
-  for (std::size_t item : done.accepted) accepted.push_back(&*prepared.items[item].transfer);
+  std::vector<std::size_t> accepted_rows;
+  accepted_rows.reserve(done.accepted.size());
+  for (std::size_t item : done.accepted) {
+    accepted.push_back(&*prepared.items[item].transfer);
+    accepted_rows.push_back(prepared.items[item].row);
+  }
   // On SQLite the rows keep their created events (migration 23); elsewhere they are emitted.
   const bool rows_keep_events = events::rows_keep_events(tx);
   std::optional<std::int64_t> first_position;
   if (rows_keep_events) first_position = events::row_positions(tx, accepted.size());
-  const std::vector<bool> inserted = rows::insert(tx, tenant_id, accepted, first_position);
+  const std::vector<bool> inserted =
+      rows::insert(tx, tenant_id, prepared.rows, accepted_rows, first_position);
   std::vector<store::TextRef> beaten;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < inserted.size(); ++i) {
@@ -546,6 +552,7 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   const bool rows_keep_events = events::rows_keep_events(tx);  // else the events are made here
   prepared.items.reserve(input.items.size());
   json_text::Writer texts(input.items.size() * 1536);
+  prepared.rows = rows::packed_rows(input.items.size());
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
     out.index = index;
@@ -573,6 +580,8 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
     write_transfer(texts, *out.transfer, &shown);
     out.text_begin = before + (texts.text()[before] == ',' ? 1 : 0);
     out.text_size = texts.text().size() - out.text_begin;
+    out.row = prepared.rows.rows();
+    rows::pack(prepared.rows, *out.transfer);
     if (!rows_keep_events) {
       out.created_event_id = ids::generate("evt");
       out.created_event_data = rows::event_reference(*out.transfer);

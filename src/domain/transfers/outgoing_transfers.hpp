@@ -52,6 +52,7 @@
 #include "domain/ledger/account_holders.hpp"  // ledger::Metadata
 #include "domain/ledger/journal.hpp"
 #include "domain/network/targets.hpp"
+#include "store/bulk.hpp"
 #include "store/store.hpp"
 
 namespace tesoro::transfers {
@@ -207,6 +208,8 @@ struct PreparedItem {
   // The batch's item before this one with the same external_id, if any: this one is a
   // duplicate when that one (or one before it) is accepted. Found here, off the one writer.
   std::optional<std::size_t> earlier_same;
+  // The transfer's row in PreparedBatch::rows.
+  std::size_t row = 0;
 };
 struct PreparedBatch {
   std::string id;  // bbotb_
@@ -221,6 +224,8 @@ struct PreparedBatch {
   std::string_view text(const PreparedItem& item) const {
     return std::string_view(texts).substr(item.text_begin, item.text_size);
   }
+  // The prepared transfers' rows, packed here for the write unit to bind (store::PackedRows).
+  store::PackedRows rows;
 };
 // 404 tenant_account_not_found (accept_batch checks again in its unit).
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,

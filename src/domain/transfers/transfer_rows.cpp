@@ -24,6 +24,11 @@ constexpr const char* k_insert_columns =
     "creditor_tenant_id, creditor_collection_id, attempt_id, entry_id, inserted_at, updated_at, "
     "created_position)";
 constexpr std::size_t k_insert_width = 33;
+// A packed row (pack) holds the columns between tenant_id and created_position, id first.
+constexpr std::size_t k_packed_width = k_insert_width - 2;
+constexpr std::size_t k_packed_id = 0;
+// About what a transfer's texts take (ids, times, its Target of some 190 bytes), with room.
+constexpr std::size_t k_packed_text_bytes = 768;
 
 // The flow, in order: each state's successor is the next one.
 constexpr std::array<std::string_view, 6> k_flow = {
@@ -103,11 +108,45 @@ Transfer from_row(const store::Row& row) {
   return t;
 }
 
+store::PackedRows packed_rows(std::size_t count) {
+  store::PackedRows rows(k_packed_width);
+  rows.reserve(count, k_packed_text_bytes);
+  return rows;
+}
+
+void pack(store::PackedRows& rows, const Transfer& t) {
+  rows.text(t.id).optional_text(t.batch_id).optional_text(t.payout_id);
+  rows.optional_text(t.external_id).text(t.tenant_account_id).integer(t.amount_minor);
+  rows.text(t.currency).optional_text(t.description).text(t.end_to_end_id).text(t.payment_id);
+  rows.text(t.payer_name).text(t.resolution_request_id).text(t.target_id).text(t.key_type);
+  rows.text(t.key_value).text(t.stored_target).optional_text(query_text(t.query));
+  rows.optional_text(creditor_text(t.expected_creditor));
+  rows.text(t.metadata.empty() ? std::string("{}") : ledger::encode_metadata(t.metadata));
+  rows.text(t.state).optional_text(t.state_reason);
+  rows.optional_text(t.sandbox_failure).text(t.timemarks_json).integer(t.held_minor);
+  rows.optional_integer(t.next_step_at_micros).optional_text(t.creditor_tenant_id);
+  rows.optional_text(t.creditor_collection_id).optional_text(t.attempt_id);
+  rows.optional_text(t.entry_id).text(t.inserted_at).text(t.updated_at);
+}
+
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                          const std::vector<const Transfer*>& transfers,
                          std::optional<std::int64_t> first_created_position) {
+  store::PackedRows packed = packed_rows(transfers.size());
+  std::vector<std::size_t> which;
+  which.reserve(transfers.size());
+  for (const Transfer* t : transfers) {
+    which.push_back(which.size());
+    pack(packed, *t);
+  }
+  return insert(tx, tenant_id, packed, which, first_created_position);
+}
+
+std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
+                         const store::PackedRows& packed, const std::vector<std::size_t>& which,
+                         std::optional<std::int64_t> first_created_position) {
   store::Params values;
-  values.reserve(transfers.size() * k_insert_width);
+  values.reserve(which.size() * k_insert_width);
   std::optional<std::int64_t> created_position = first_created_position;
   std::int64_t step = 1;
   if (!created_position && events::rows_keep_events(tx)) {
@@ -118,31 +157,10 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                            ->integer(0);
     step = -1;
   }
-  for (const Transfer* t : transfers) {
-    for (store::Value value :
-         {store::Value(store::TextRef(tenant_id)), store::Value(store::TextRef(t->id)),
-          store::optional_ref(t->batch_id), store::optional_ref(t->payout_id),
-          store::optional_ref(t->external_id), store::Value(store::TextRef(t->tenant_account_id)),
-          store::Value(t->amount_minor), store::Value(store::TextRef(t->currency)),
-          store::optional_ref(t->description), store::Value(store::TextRef(t->end_to_end_id)),
-          store::Value(store::TextRef(t->payment_id)),
-          store::Value(store::TextRef(t->payer_name)),
-          store::Value(store::TextRef(t->resolution_request_id)),
-          store::Value(store::TextRef(t->target_id)), store::Value(store::TextRef(t->key_type)),
-          store::Value(store::TextRef(t->key_value)),
-          store::Value(store::TextRef(t->stored_target)),
-          store::optional_value(query_text(t->query)),
-          store::optional_value(creditor_text(t->expected_creditor)),
-          store::Value(ledger::encode_metadata(t->metadata)),
-          store::Value(store::TextRef(t->state)), store::optional_ref(t->state_reason),
-          store::optional_ref(t->sandbox_failure), store::Value(store::TextRef(t->timemarks_json)),
-          store::Value(t->held_minor), optional_integer(t->next_step_at_micros),
-          store::optional_ref(t->creditor_tenant_id), store::optional_ref(t->creditor_collection_id),
-          store::optional_ref(t->attempt_id), store::optional_ref(t->entry_id),
-          store::Value(store::TextRef(t->inserted_at)),
-          store::Value(store::TextRef(t->updated_at)), optional_integer(created_position)}) {
-      values.push_back(std::move(value));
-    }
+  for (std::size_t row : which) {
+    values.emplace_back(store::TextRef(tenant_id));
+    packed.append_row(row, values);
+    values.push_back(optional_integer(created_position));
     if (created_position) *created_position += step;
   }
   if (tx.engine() == store::Engine::postgres) {
@@ -155,7 +173,7 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
         inner.append_rows(k_insert_columns, k_insert_width, values);
         return true;
       });
-      return std::vector<bool>(transfers.size(), true);
+      return std::vector<bool>(which.size(), true);
     } catch (const store::StoreError& failure) {
       if (!failure.duplicate_row()) throw;
     }
@@ -164,18 +182,18 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   const std::int64_t inserted = store::exec_many(
       tx, std::string("INSERT INTO ") + k_insert_columns, k_insert_width,
       "ON CONFLICT (tenant_id, external_id) DO NOTHING", values);
-  if (inserted == static_cast<std::int64_t>(transfers.size())) {
-    return std::vector<bool>(transfers.size(), true);
+  if (inserted == static_cast<std::int64_t>(which.size())) {
+    return std::vector<bool>(which.size(), true);
   }
   // Some were not: the ids are new (ids::generate), so a row with one is the one just written.
   std::vector<std::string> ids;
-  ids.reserve(transfers.size());
-  for (const Transfer* t : transfers) ids.push_back(t->id);
+  ids.reserve(which.size());
+  for (std::size_t row : which) ids.emplace_back(packed.text_at(row, k_packed_id));
   std::set<std::string> written;
   for (Transfer& t : by_ids(tx, tenant_id, ids, false)) written.insert(std::move(t.id));
   std::vector<bool> outcome;
-  outcome.reserve(transfers.size());
-  for (const Transfer* t : transfers) outcome.push_back(written.contains(t->id));
+  outcome.reserve(which.size());
+  for (const std::string& id : ids) outcome.push_back(written.contains(id));
   return outcome;
 }
 

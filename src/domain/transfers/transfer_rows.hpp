@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "store/bulk.hpp"
 #include "store/store.hpp"
 
 namespace tesoro::transfers::rows {
@@ -17,16 +18,25 @@ extern const char* const k_columns;
 
 Transfer from_row(const store::Row& row);
 
-// Inserts the transfers in few statements, binding their fields where they are (no copies: a
-// batch's thousand rows are written on the one SQLite writer). Returns, for each, whether it was
-// inserted: false when the tenant already had its external_id (another unit committed it
-// meanwhile). With `first_created_position` (events::row_positions), the rows keep their
+// Inserts the transfers in few statements. Returns, for each, whether it was inserted: false
+// when the tenant already had its external_id (another unit committed it meanwhile). With
+// `first_created_position` (events::row_positions), the rows keep their
 // outgoing_transfer.created events (migration 23), the i-th at that position + i (a row not
-// inserted leaves its position unused). Without, on SQLite, they take negative created_positions
-// of their own (the column is the rowid there since migration 24); on PostgreSQL it stays NULL.
+// inserted leaves its position unused). Without, on SQLite, they take negative
+// created_positions of their own (the column is the rowid there since migration 24); on
+// PostgreSQL it stays NULL.
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                          const std::vector<const Transfer*>& transfers,
                          std::optional<std::int64_t> first_created_position = std::nullopt);
+// The same for the rows `which` of `packed`, which pack made where the transfers were prepared
+// (a batch's thousand rows, bound on the one SQLite writer from one buffer: store::PackedRows).
+std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
+                         const store::PackedRows& packed, const std::vector<std::size_t>& which,
+                         std::optional<std::int64_t> first_created_position = std::nullopt);
+
+// Rows for insert: room for `count` transfers'; pack appends one transfer's row.
+store::PackedRows packed_rows(std::size_t count);
+void pack(store::PackedRows& rows, const Transfer& transfer);
 
 // Writes what the processor changes (state, state_reason, sandbox_failure, timemarks, held,
 // next_step_at_micros, creditor, attempt_id, entry_id, updated_at) of the tenant's transfers,

@@ -283,7 +283,7 @@ class Connection {
       } else if (auto* text = std::get_if<std::string>(&params[i])) {
         values[i] = text->c_str();
       } else if (auto* ref = std::get_if<TextRef>(&params[i])) {
-        values[i] = ref->text().c_str();
+        values[i] = ref->c_str();
       }
     }
     int count = static_cast<int>(params.size());
