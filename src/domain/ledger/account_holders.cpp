@@ -30,6 +30,8 @@ Address decode_address(const std::string& text_json) {
 }
 
 std::string encode_metadata(const Metadata& metadata) {
+  // Most records have none: no JSON object to build (a batch encodes a thousand).
+  if (metadata.empty()) return "{}";
   json::object o;
   for (const auto& [key, value] : metadata) o[key] = value;
   return json::serialize(o);

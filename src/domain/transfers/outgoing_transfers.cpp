@@ -431,7 +431,7 @@ void write_transfer(json_text::Writer& out, const Transfer& t, network::ShownTar
   out.key("end_to_end_id").string(t.end_to_end_id).key("payment_id").string(t.payment_id);
   out.key("payer_name").string(t.payer_name);
   out.key("resolution_request_id").string(t.resolution_request_id);
-  out.key("metadata").raw(t.metadata.empty() ? "{}" : ledger::encode_metadata(t.metadata));
+  out.key("metadata").raw(ledger::encode_metadata(t.metadata));
   out.key("state").string(t.state).key("state_reason");
   optional_string(out, t.state_reason);
   out.key("timemarks").raw(t.timemarks_json).key("expected_creditor");

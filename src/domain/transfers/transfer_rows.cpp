@@ -121,8 +121,7 @@ void pack(store::PackedRows& rows, const Transfer& t) {
   rows.text(t.payer_name).text(t.resolution_request_id).text(t.target_id).text(t.key_type);
   rows.text(t.key_value).text(t.stored_target).optional_text(query_text(t.query));
   rows.optional_text(creditor_text(t.expected_creditor));
-  rows.text(t.metadata.empty() ? std::string("{}") : ledger::encode_metadata(t.metadata));
-  rows.text(t.state).optional_text(t.state_reason);
+  rows.text(ledger::encode_metadata(t.metadata)).text(t.state).optional_text(t.state_reason);
   rows.optional_text(t.sandbox_failure).text(t.timemarks_json).integer(t.held_minor);
   rows.optional_integer(t.next_step_at_micros).optional_text(t.creditor_tenant_id);
   rows.optional_text(t.creditor_collection_id).optional_text(t.attempt_id);
