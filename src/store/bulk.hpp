@@ -111,8 +111,8 @@ class PackedRows {
   PackedRows& text(std::string_view text) {
     if (cells_.size() >= width_ && width_ > 0) {
       const Cell& above = cells_[cells_.size() - width_];
-      if (above.kind == Kind::text && above.size == text.size() &&
-          text.compare(0, text.size(), texts_.data() + above.value, above.size) == 0) {
+      if (above.kind == Kind::text &&
+          text == std::string_view(texts_.data() + above.value, above.size)) {
         cells_.push_back(above);
         return *this;
       }
@@ -138,7 +138,6 @@ class PackedRows {
     return *this;
   }
 
-  std::size_t width() const { return width_; }
   std::size_t rows() const { return width_ == 0 ? 0 : cells_.size() / width_; }
   // The text at (row, column); empty for a NULL or an integer.
   std::string_view text_at(std::size_t row, std::size_t column) const {

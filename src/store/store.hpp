@@ -61,12 +61,6 @@ inline Value optional_value(const std::optional<std::string>& text) {
   if (!text) return nullptr;
   return *text;
 }
-// The same, bound without a copy (TextRef).
-inline Value optional_ref(const std::optional<std::string>& text) {
-  if (!text) return nullptr;
-  return TextRef(*text);
-}
-Value optional_ref(std::optional<std::string>&&) = delete;
 using Params = std::vector<Value>;
 
 class Row {
