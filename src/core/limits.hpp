@@ -45,6 +45,10 @@ inline constexpr int k_postgres_pool_size = 16;  // connections per node
 inline constexpr int k_bulk_workers_per_core_sqlite = 2;
 inline constexpr int k_sqlite_behind_writer_nice = 10;
 inline constexpr int k_workers_max = 1024;
+// A handler thread that has waited this long for a request gives its allocator's cache back
+// (http::WorkerPool, docs/scaling.md "The allocator"): long enough that a thread of a steady load
+// never does, short enough that a burst's threads have done so before the next load comes.
+inline constexpr int k_worker_idle_ms = 1000;
 inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for the writer
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
 inline constexpr int k_read_connections_max = 64;

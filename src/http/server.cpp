@@ -17,6 +17,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "core/thread_priority.hpp"
+#include "http/worker_pool.hpp"
 
 namespace tesoro::http {
 
@@ -33,8 +34,8 @@ struct Server::Impl {
   std::atomic<int> in_flight{0};
   std::atomic<bool> stopping{false};
   asio::io_context io{options.io_threads};
-  asio::thread_pool workers{static_cast<std::size_t>(options.workers)};
-  std::optional<asio::thread_pool> bulk_workers;  // when options.bulk_workers > 0
+  WorkerPool workers{options.workers, idle_after(), handlers.worker_idle};
+  std::optional<WorkerPool> bulk_workers;  // when options.bulk_workers > 0
   // The acceptor, its signals and the shutdown run on one strand: closing the acceptor never
   // races an accept completing on another I/O thread.
   asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};
@@ -46,8 +47,11 @@ struct Server::Impl {
 
   Impl(ServerOptions o, Handlers h) : options(std::move(o)), handlers(std::move(h)) {
     if (options.bulk_workers > 0) {
-      bulk_workers.emplace(static_cast<std::size_t>(options.bulk_workers));
+      bulk_workers.emplace(options.bulk_workers, idle_after(), handlers.worker_idle);
     }
+  }
+  static std::chrono::milliseconds idle_after() {
+    return std::chrono::milliseconds(limits::k_worker_idle_ms);
   }
   // The pools make their threads themselves: each thread is named, and set up by `started`,
   // when it takes its first request.
@@ -166,9 +170,9 @@ class Session : public std::enable_shared_from_this<Session> {
                  });
     };
     if (bulk) {
-      asio::post(*server_.bulk_workers, std::move(work));
+      server_.bulk_workers->post(std::move(work));
     } else {
-      asio::post(server_.workers, std::move(work));
+      server_.workers.post(std::move(work));
     }
   }
 

@@ -35,6 +35,9 @@ struct Handlers {
   std::function<bool(const Request&)> is_bulk;
   // Called on each bulk worker thread before its first request (its priority, say).
   std::function<void()> bulk_worker_started;
+  // Called on a worker thread (bulk or not) that has waited limits::k_worker_idle_ms for a
+  // request, once until it handles one again (WorkerPool).
+  std::function<void()> worker_idle;
 };
 
 class Server {
