@@ -16,7 +16,8 @@
 //     to one prepared INSERT, WAL, synchronous=FULL; prints `transfers_native ROWS_PER_SECOND`.
 //     Then, each in a fresh database next to DB_FILE, `transfers_with_events`: the same rows
 //     and each one's `outgoing_transfer.created` event as SQLite keeps it since migration 24
-//     (in the row: its position as the rowid, and a tenant's index of them), what a batch's
+//     (in the row: its position as the rowid, and a tenant's index of them; the id unique on
+//     its own since migration 25), what a batch's
 //     acceptance writes at the least; and `transfers_floor`: the least any model with a
 //     row per transfer and a row per event can write (see `schema`), the engine's ceiling for
 //     transfers on this machine. Rows are made before the clock starts: only BEGIN, the inserts
@@ -244,11 +245,10 @@ std::vector<std::string> schema(RowSet set) {
       "CREATE INDEX outgoing_transfers_moving ON outgoing_transfers (next_step_at_micros) "
       "WHERE next_step_at_micros IS NOT NULL"};
   if (set == RowSet::transfers_and_events) {
-    // Migration 24: created_position is the rowid, the key (tenant_id, id) a unique constraint.
+    // Migration 24: created_position is the rowid; migration 25: the id unique on its own.
     std::string& table = sql.front();
     const std::string key = "PRIMARY KEY (tenant_id, id)";
-    table.replace(table.find(key), key.size(),
-                  "created_position INTEGER PRIMARY KEY, UNIQUE (tenant_id, id)");
+    table.replace(table.find(key), key.size(), "created_position INTEGER PRIMARY KEY, UNIQUE (id)");
     sql.push_back("CREATE INDEX outgoing_transfers_created_by_tenant ON outgoing_transfers "
                   "(tenant_id, created_position) WHERE created_position > 0");
   }

@@ -16,6 +16,9 @@ inline constexpr std::size_t k_body_read_buffer_bytes = 64 * 1024;
 // One deadline per request, from the wait for its first byte to its last: it bounds both idle
 // keep-alive connections and slow clients.
 inline constexpr int k_read_timeout_ms = 10'000;
+// How long a connection the server ends (Connection: close) goes on reading, and dropping, what
+// the client still sends, so that its answer is not lost to a reset (http::Server).
+inline constexpr int k_linger_ms = 2'000;
 inline constexpr int k_write_timeout_ms = 10'000;
 inline constexpr int k_connections_max = 4096;
 inline constexpr int k_shutdown_grace_ms = 15'000;  // in-flight requests get this long on SIGTERM
@@ -195,6 +198,7 @@ inline constexpr std::int64_t k_console_session_retention_seconds = 24 * 3600;
 
 static_assert(k_header_max_bytes < k_body_max_bytes);
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");
+static_assert(k_linger_ms < k_shutdown_grace_ms, "a lingering close must end before shutdown gives up");
 static_assert(k_commit_batch_max <= k_write_queue_max);
 static_assert(k_page_size_min <= k_page_size_default && k_page_size_default <= k_page_size_max);
 static_assert(k_sandbox_rate_burst >= k_sandbox_rate_per_second);

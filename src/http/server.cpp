@@ -249,7 +249,8 @@ class Session : public std::enable_shared_from_this<Session> {
                           self->server_.in_flight.fetch_sub(1);
                           metrics::add_in_flight(-1);
                         }
-                        if (ec || !keep) return self->close();
+                        if (ec) return self->close();
+                        if (!keep) return self->linger_then_close();
                         self->read();
                       });
   }
@@ -267,6 +268,26 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.socket().close(ignored);
+  }
+
+  // After an answer that ends the connection. The client may still be sending what was refused
+  // unread (a body over the limit): a socket closed with unread data resets the connection, and
+  // the client could lose the answer before reading it. So the sending side is shut first, and
+  // what still arrives is read and dropped until the client closes its side, for at most
+  // limits::k_linger_ms.
+  void linger_then_close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::milliseconds(limits::k_linger_ms));
+    drain();
+  }
+  void drain() {
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(limits::k_body_read_buffer_bytes),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->close();  // the client's end, or the time
+                              self->drain();
+                            });
   }
 
   beast::tcp_stream stream_;

@@ -2,7 +2,8 @@
 // the previous release wrote: account holders, a funded ledger, events) is migrated to the
 // latest, on both engines, and every row is still there, the system balances are derived,
 // events get positions, and the books verify. Batches of outgoing transfers of schema 20 get
-// their count of moving transfers; transfers of schema 23 keep their created events.
+// their count of moving transfers; transfers of schema 23 keep their created events, and those
+// of schema 24 their rows when ids become unique alone.
 #include <gtest/gtest.h>
 
 #include "domain/events/events.hpp"
@@ -224,6 +225,65 @@ TEST_P(MigrationTest, TransfersOfSchema23KeepTheirCreatedEvents) {
                                 "'outgoing_transfers_moving', "
                                 "'outgoing_transfers_created_by_tenant')"),
             3);
+  EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
+}
+
+// Migration 25 makes a transfer's id unique on its own on SQLite (PostgreSQL keeps its key
+// (tenant_id, id)): the rows of schema 24 stay, with their created events' positions, and a
+// second tenant's transfer with an id already taken is refused, where before only the same
+// tenant's was.
+TEST_P(MigrationTest, TransfersOfSchema24KeepTheirRowsAndIdsBecomeUniqueAlone) {
+  TempStore temp(GetParam(), 24);
+  const bool sqlite = GetParam() == store::Engine::sqlite;
+  const char* transfer =
+      "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, external_id, "
+      "tenant_account_id, amount, currency, end_to_end_id, payment_id, payer_name, "
+      "resolution_request_id, target_id, key_type, key_value, target, metadata, state, "
+      "timemarks, held, next_step_at_micros, inserted_at, updated_at, created_position) "
+      "VALUES (?, ?, 'bbotb_1', ?, 'bbtacc_1', 100, 'COP', 'e', 'p', 'n', 'r', 't', "
+      "'cellphone', '3001234565', '[]', '{}', 'created', '{}', 100, 1000000, "
+      "'2026-11-26T10:00:00.000000Z', 'x', ?)";
+  // Whether the row was written (a constraint the row breaks throws out of the write).
+  auto insert = [&](const std::string& tenant, const std::string& id,
+                    const std::string& external_id, std::int64_t position) {
+    try {
+      return static_cast<bool>(temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
+        tx.exec(transfer, {tenant, id, external_id,
+                           sqlite ? store::Value(position) : store::Value(nullptr)});
+        return 0;
+      }));
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  ASSERT_TRUE(insert("ten_1", "bbot_a", "ext-a", 5));
+  ASSERT_TRUE(insert("ten_1", "bbot_b", "ext-b", -1));
+  // Before: the same id under another tenant is a row of its own.
+  ASSERT_TRUE(insert("ten_2", "bbot_a", "ext-a", 6));
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    tx.exec("DELETE FROM outgoing_transfers WHERE tenant_id = 'ten_2'");
+    return 0;
+  }));
+  EXPECT_GE(store::migrate(*temp.store), 25);
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM outgoing_transfers WHERE tenant_id = "
+                                "'ten_1' AND held = 100 AND external_id LIKE 'ext-%'"),
+            2);
+  if (sqlite) {
+    EXPECT_EQ(scalar(*temp.store, "SELECT created_position FROM outgoing_transfers "
+                                  "WHERE id = 'bbot_a'"),
+              5);
+    EXPECT_EQ(scalar(*temp.store, "SELECT position FROM all_events WHERE id = 'evt_a'"), 5);
+    EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
+                                  "name IN ('outgoing_transfers_by_time', "
+                                  "'outgoing_transfers_moving', "
+                                  "'outgoing_transfers_created_by_tenant')"),
+              3);
+  }
+  // After: on SQLite the id is taken whatever the tenant; PostgreSQL still keys by both.
+  EXPECT_EQ(insert("ten_2", "bbot_a", "ext-a", 6), !sqlite);
+  // The same tenant's id and external id stay unique on both.
+  EXPECT_FALSE(insert("ten_1", "bbot_a", "ext-c", 7));
+  EXPECT_FALSE(insert("ten_1", "bbot_c", "ext-a", 8));
   EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
 }
 

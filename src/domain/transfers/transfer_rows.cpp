@@ -233,9 +233,14 @@ namespace {
 void for_each_by_id(store::Tx& tx, const std::string& tenant_id,
                     const std::vector<std::string>& ids, std::string_view columns, bool lock,
                     const std::function<void(const store::Row&)>& each) {
+  // On SQLite the id alone is unique (migration 25), and its planner, which keeps no statistics
+  // here, takes a tenant's equality for about ten rows: against a long list of ids it read the
+  // tenant's transfers through their time index instead (the processor's reads four times as
+  // costly). There the tenant is compared without an index (`+`, a no-op on the value).
+  const char* tenant = tx.engine() == store::Engine::sqlite ? "+tenant_id" : "tenant_id";
   store::query_in(tx,
-                  "SELECT " + std::string(columns) +
-                      " FROM outgoing_transfers WHERE tenant_id = ? AND id",
+                  "SELECT " + std::string(columns) + " FROM outgoing_transfers WHERE " + tenant +
+                      " = ? AND id",
                   {tenant_id}, ids, lock ? tx.lock_rows() : "", each);
 }
 
