@@ -221,6 +221,8 @@ TEST(OutgoingTransfers, ABatchMixesAcceptedDuplicatedAndRejectedItems) {
   ASSERT_EQ(list_at(batch, "duplicated_transfers").size(), 2u) << batch;
   EXPECT_EQ(text(list_at(batch, "duplicated_transfers").at(0), "id"), text(first, "id"));
   EXPECT_EQ(text(list_at(batch, "duplicated_transfers").at(1), "id"), text(accepted, "id"));
+  // The repeat in the batch shows the accepted transfer whole, as the batch accepted it.
+  EXPECT_EQ(list_at(batch, "duplicated_transfers").at(1), accepted);
   // Rejected items in request order, each with its index, external_id, code, message and path.
   const json::array& rejected = list_at(batch, "rejected_transfers");
   ASSERT_EQ(rejected.size(), 6u) << batch;

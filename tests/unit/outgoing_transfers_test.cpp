@@ -315,12 +315,14 @@ TEST_P(OutgoingTransfersTest, TheAnswerFromPreparedTextsShowsTheTransfersAsStore
     std::string event_id = made.created_event_id;
     if (row_keeps_event) {
       EXPECT_EQ(event_id, "");
-      event_id = "evt_" + made.transfer->id.substr(std::string("bbot_").size());
+      event_id = "evt_" + std::string(prepared.value().transfer_id(made).substr(5));
     }
     EXPECT_TRUE(ids::has_prefix(event_id, "evt")) << event_id;
     EXPECT_EQ(count_events("id = ? AND type = 'outgoing_transfer.created' AND data = ? "
                            "AND tenant_id = ?",
-                           {event_id, "@outgoing_transfer:" + made.transfer->id, k_tenant}),
+                           {event_id,
+                            "@outgoing_transfer:" + std::string(prepared.value().transfer_id(made)),
+                            k_tenant}),
               1);
   }
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 900'000);

@@ -79,13 +79,13 @@ struct Funds {
   std::string state;
   std::int64_t available = 0;
 
-  Status check(const Transfer& t) const {
+  Status check(std::int64_t amount_minor, const std::string& amount_currency) const {
     if (state != "active") {
       return errors::of(ErrorCode::account_invalid_state, std::nullopt,
                         "account " + account_id + " is " + state + ": it cannot be held");
     }
-    if (t.currency != currency) return ledger::currency_mismatch(currency);
-    if (t.amount_minor > available) return insufficient_funds(available);
+    if (amount_currency != currency) return ledger::currency_mismatch(currency);
+    if (amount_minor > available) return insufficient_funds(available);
     return ok_status();
   }
 };
@@ -196,10 +196,10 @@ Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::
   return ok_status();
 }
 
-// A batch item made a transfer of the batch (not yet stamped) in `t`, a new Transfer, or why it
-// is rejected (paths relative to the item; `t` is then partly filled). Filled where it stays: a
-// Transfer is some thirty strings, and moving one out of a Result and into its item cost 800
-// instructions a time. Outcomes in precedence order: amount_exceeds_max_limit (an amount given
+// A batch item made a transfer of the batch (not yet stamped) in `t`, or why it is rejected
+// (paths relative to the item; `t` is then partly filled). `t` is the one Transfer that
+// prepare_batch makes every item's in: each field that stamp() and the batch id leave is set
+// here, whatever an item before left in it. Outcomes in precedence order: amount_exceeds_max_limit (an amount given
 // above the maximum), target_not_found, target_expired, amount_not_provided,
 // amount_exceeds_max_limit (the target's amount), target_amount_mismatch.
 Status prepare(Resolver& resolver, const NewBatch& input, const BatchItem& item,
@@ -222,6 +222,7 @@ Status prepare(Resolver& resolver, const NewBatch& input, const BatchItem& item,
     t.key_type = target.key_type;
     t.key_value = target.key_value;
     t.stored_target = named->stored_target;
+    t.query.reset();
     target_amount = target.amount_minor;
     target_currency = target.currency;
   } else {
@@ -338,32 +339,25 @@ std::vector<std::optional<std::string>> render_events(
 // items that repeat it.
 void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedBatch& prepared,
                     AcceptedBatch& done, std::map<std::string, Transfer>& known) {
-  std::vector<const Transfer*> accepted;
-  accepted.reserve(done.accepted.size());
   std::vector<std::size_t> accepted_rows;
   accepted_rows.reserve(done.accepted.size());
-  for (std::size_t item : done.accepted) {
-    accepted.push_back(&*prepared.items[item].transfer);
-    accepted_rows.push_back(prepared.items[item].row);
-  }
+  for (std::size_t item : done.accepted) accepted_rows.push_back(prepared.items[item].row);
   // On SQLite the rows keep their created events (migration 23); elsewhere they are emitted.
   const bool rows_keep_events = events::rows_keep_events(tx);
   std::optional<std::int64_t> first_position;
-  if (rows_keep_events) first_position = events::row_positions(tx, accepted.size());
+  if (rows_keep_events) first_position = events::row_positions(tx, accepted_rows.size());
   const std::vector<bool> inserted =
       rows::insert(tx, tenant_id, prepared.rows, accepted_rows, first_position);
   std::vector<store::TextRef> beaten;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < inserted.size(); ++i) {
-    if (!inserted[i]) {
-      beaten.emplace_back(*accepted[i]->external_id);
+    if (!inserted[i]) {  // done.accepted[i] not yet moved: only places before i are written
+      beaten.emplace_back(prepared.items[done.accepted[i]].external_id);
       continue;
     }
-    accepted[kept] = accepted[i];
     done.accepted[kept] = done.accepted[i];
     ++kept;
   }
-  accepted.resize(kept);
   done.accepted.resize(kept);
   if (!rows_keep_events) {
     std::vector<events::MadeEvent> created;
@@ -517,6 +511,10 @@ std::string batch_text(const PreparedBatch& prepared, const AcceptedBatch& done)
   return batch_text_with(done.batch, texts);
 }
 
+std::string_view PreparedBatch::transfer_id(const PreparedItem& item) const {
+  return rows::packed_id(rows, item.row);
+}
+
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
                                     const NewBatch& input, time::Micros now) {
   auto account = source_account(tx, tenant_id, input.tenant_account_id);
@@ -553,6 +551,9 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
   prepared.items.reserve(input.items.size());
   json_text::Writer texts(input.items.size() * 1536);
   prepared.rows = rows::packed_rows(input.items.size());
+  // Every item's transfer is made here in turn (PreparedItem): prepare() and stamp() set each
+  // of its fields, so nothing of an item before is left.
+  Transfer made;
   for (const auto& [index, item] : input.items) {
     PreparedItem& out = prepared.items.emplace_back();
     out.index = index;
@@ -566,25 +567,26 @@ Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
       out.duplicate_of = found->second;
       continue;
     }
-    Transfer& transfer = out.transfer.emplace();
-    if (Status prepared_item = prepare(resolver, input, item, payer_name, transfer);
+    if (Status prepared_item = prepare(resolver, input, item, payer_name, made);
         !prepared_item) {
-      out.transfer.reset();
       out.rejection = under_item(std::move(prepared_item).error(), index);
       continue;
     }
-    stamp(*out.transfer, stamped);
-    out.transfer->batch_id = prepared.id;
+    stamp(made, stamped);
+    made.batch_id = prepared.id;
+    out.made = true;
+    out.amount_minor = made.amount_minor;
+    out.currency = made.currency;
     // The writer puts a comma between two texts: an item's own text starts at its '{'.
     const std::size_t before = texts.text().size();
-    write_transfer(texts, *out.transfer, &shown);
+    write_transfer(texts, made, &shown);
     out.text_begin = before + (texts.text()[before] == ',' ? 1 : 0);
     out.text_size = texts.text().size() - out.text_begin;
     out.row = prepared.rows.rows();
-    rows::pack(prepared.rows, *out.transfer);
+    rows::pack(prepared.rows, made);
     if (!rows_keep_events) {
       out.created_event_id = ids::generate("evt");
-      out.created_event_data = rows::event_reference(*out.transfer);
+      out.created_event_data = rows::event_reference(made);
     }
   }
   prepared.texts = texts.take();
@@ -632,8 +634,9 @@ Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
       decision.duplicated_ids.push_back(item.external_id);
       continue;
     }
-    if (!item.rejection && !item.transfer) return errors::internal();
-    Status funded = item.rejection ? Status(*item.rejection) : funds.check(*item.transfer);
+    if (!item.rejection && !item.made) return errors::internal();
+    Status funded =
+        item.rejection ? Status(*item.rejection) : funds.check(item.amount_minor, item.currency);
     if (!funded) {
       Error error = std::move(funded).error();
       if (!item.rejection) {
@@ -643,8 +646,8 @@ Result<Decision> decide(const PreparedBatch& prepared, Funds funds) {
       batch.rejected.push_back({item.index, item.external_id, std::move(error)});
       continue;
     }
-    funds.available -= item.transfer->amount_minor;
-    decision.accepted_total += item.transfer->amount_minor;
+    funds.available -= item.amount_minor;
+    decision.accepted_total += item.amount_minor;
     accepted[i] = true;
     decision.done.accepted.push_back(i);
   }
@@ -678,16 +681,29 @@ AcceptedBatch record(store::Tx& tx, const std::string& tenant_id, const Prepared
   AcceptedBatch& done = decision.done;
   write_accepted(tx, tenant_id, prepared, done, decision.existing);
   if (!decision.duplicated_ids.empty()) {
-    std::map<std::string_view, const Transfer*> accepted_by;
+    // An item repeating an item accepted in this batch shows that transfer, read back from the
+    // row just written (the items were made without a Transfer each; a repeat is rare).
+    std::map<std::string_view, std::string> accepted_id_by;  // external id -> transfer id
     for (std::size_t item : done.accepted) {
-      const Transfer& t = *prepared.items[item].transfer;
-      accepted_by.emplace(*t.external_id, &t);
+      accepted_id_by.emplace(prepared.items[item].external_id,
+                             prepared.transfer_id(prepared.items[item]));
+    }
+    std::vector<std::string> repeated_ids;
+    for (const std::string& external_id : decision.duplicated_ids) {
+      if (!decision.existing.contains(external_id)) {
+        repeated_ids.push_back(accepted_id_by.at(external_id));
+      }
+    }
+    std::map<std::string, Transfer> repeated;
+    for (Transfer& t : rows::by_ids(tx, tenant_id, repeated_ids, false)) {
+      std::string id = t.id;
+      repeated.emplace(std::move(id), std::move(t));
     }
     for (const std::string& external_id : decision.duplicated_ids) {
       auto found = decision.existing.find(external_id);
       done.batch.duplicated.push_back(found != decision.existing.end()
                                           ? found->second
-                                          : *accepted_by.at(external_id));
+                                          : repeated.at(accepted_id_by.at(external_id)));
     }
   }
   std::sort(done.batch.rejected.begin(), done.batch.rejected.end(),
@@ -703,7 +719,7 @@ Status hold_accepted(store::Tx& tx, const std::string& tenant_id, const Prepared
   // One hold for the whole batch: the held column is written once, not once per transfer.
   std::int64_t total = 0;
   for (std::size_t item : done.accepted) {
-    total += prepared.items[item].transfer->amount_minor;  // <= the accepted total
+    total += prepared.items[item].amount_minor;  // <= the accepted total
   }
   if (total > 0) {
     if (Status held = journal.hold(tenant_id, prepared.tenant_account_id, total, currency);
@@ -771,9 +787,18 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const Ne
   auto done = accept_batch(tx, tenant_id, prepared.value());
   if (!done) return std::move(done).error();
   Batch batch = std::move(done->batch);
+  // The accepted transfers as their rows now hold them, in the items' order.
+  std::vector<std::string> ids;
+  ids.reserve(done->accepted.size());
   for (std::size_t item : done->accepted) {
-    batch.accepted.push_back(std::move(*prepared->items[item].transfer));
+    ids.emplace_back(prepared->transfer_id(prepared->items[item]));
   }
+  std::map<std::string, Transfer> written;
+  for (Transfer& t : rows::by_ids(tx, tenant_id, ids, false)) {
+    std::string id = t.id;
+    written.emplace(std::move(id), std::move(t));
+  }
+  for (const std::string& id : ids) batch.accepted.push_back(std::move(written.at(id)));
   return batch;
 }
 

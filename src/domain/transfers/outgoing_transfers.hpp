@@ -195,8 +195,13 @@ struct PreparedItem {
   std::size_t index = 0;
   std::string external_id;
   std::optional<Transfer> duplicate_of;  // the tenant's transfer with this external_id; or:
-  std::optional<Transfer> transfer;      // stamped, in the batch; or:
+  bool made = false;                     // a transfer made, stamped, in the batch; or:
   std::optional<Error> rejection;        // paths under transfers.<index>
+  // The made transfer's amount, what deciding and holding read of it. Its text and its row
+  // (below) hold the rest: the items are made in one Transfer, reused item after item so that
+  // its strings keep their room, instead of a Transfer of some thirty strings each.
+  std::int64_t amount_minor = 0;
+  std::string currency;
   // transfer_text(*transfer): where it is in PreparedBatch::texts (PreparedBatch::text).
   std::size_t text_begin = 0;
   std::size_t text_size = 0;
@@ -226,6 +231,8 @@ struct PreparedBatch {
   }
   // The prepared transfers' rows, packed here for the write unit to bind (store::PackedRows).
   store::PackedRows rows;
+  // The id of the transfer `item` made.
+  std::string_view transfer_id(const PreparedItem& item) const;
 };
 // 404 tenant_account_not_found (accept_batch checks again in its unit).
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,

@@ -141,6 +141,10 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   return insert(tx, tenant_id, packed, which, first_created_position);
 }
 
+std::string_view packed_id(const store::PackedRows& rows, std::size_t row) {
+  return rows.text_at(row, k_packed_id);
+}
+
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                          const store::PackedRows& packed, const std::vector<std::size_t>& which,
                          std::optional<std::int64_t> first_created_position) {
@@ -187,7 +191,7 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   // Some were not: the ids are new (ids::generate), so a row with one is the one just written.
   std::vector<std::string> ids;
   ids.reserve(which.size());
-  for (std::size_t row : which) ids.emplace_back(packed.text_at(row, k_packed_id));
+  for (std::size_t row : which) ids.emplace_back(packed_id(packed, row));
   std::set<std::string> written;
   for (Transfer& t : by_ids(tx, tenant_id, ids, false)) written.insert(std::move(t.id));
   std::vector<bool> outcome;

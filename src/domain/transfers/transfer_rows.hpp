@@ -37,6 +37,8 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
 // Rows for insert: room for `count` transfers'; pack appends one transfer's row.
 store::PackedRows packed_rows(std::size_t count);
 void pack(store::PackedRows& rows, const Transfer& transfer);
+// The id of the transfer packed at `row`.
+std::string_view packed_id(const store::PackedRows& rows, std::size_t row);
 
 // Writes what the processor changes (state, state_reason, sandbox_failure, timemarks, held,
 // next_step_at_micros, creditor, attempt_id, entry_id, updated_at) of the tenant's transfers,
