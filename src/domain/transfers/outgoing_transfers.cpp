@@ -199,9 +199,10 @@ Status take_amount(Transfer& t, const BatchItem& item, const std::optional<std::
 // A batch item made a transfer of the batch (not yet stamped) in `t`, or why it is rejected
 // (paths relative to the item; `t` is then partly filled). `t` is the one Transfer that
 // prepare_batch makes every item's in: each field that stamp() and the batch id leave is set
-// here, whatever an item before left in it. Outcomes in precedence order: amount_exceeds_max_limit (an amount given
-// above the maximum), target_not_found, target_expired, amount_not_provided,
-// amount_exceeds_max_limit (the target's amount), target_amount_mismatch.
+// here, whatever an item before left in it. Outcomes in precedence order:
+// amount_exceeds_max_limit (an amount given above the maximum), target_not_found,
+// target_expired, amount_not_provided, amount_exceeds_max_limit (the target's amount),
+// target_amount_mismatch.
 Status prepare(Resolver& resolver, const NewBatch& input, const BatchItem& item,
                const std::string& payer_name, Transfer& t) {
   if (item.amount_minor && *item.amount_minor > input.max_amount_minor) {
@@ -675,6 +676,18 @@ bool same_decision(const Funds& read, const Funds& locked, const Decision& decis
   return locked.available >= decision.accepted_total;
 }
 
+// The tenant's transfers with these ids as their rows hold them, by id: the accepted transfers of
+// a batch, whose items keep no Transfer (PreparedItem).
+std::map<std::string, Transfer> read_back(store::Tx& tx, const std::string& tenant_id,
+                                          const std::vector<std::string>& ids) {
+  std::map<std::string, Transfer> found;
+  for (Transfer& t : rows::by_ids(tx, tenant_id, ids, false)) {
+    std::string id = t.id;
+    found.emplace(std::move(id), std::move(t));
+  }
+  return found;
+}
+
 // The decision's transfers and their events; the batch as the answer lists it.
 AcceptedBatch record(store::Tx& tx, const std::string& tenant_id, const PreparedBatch& prepared,
                      Decision& decision) {
@@ -694,11 +707,7 @@ AcceptedBatch record(store::Tx& tx, const std::string& tenant_id, const Prepared
         repeated_ids.push_back(accepted_id_by.at(external_id));
       }
     }
-    std::map<std::string, Transfer> repeated;
-    for (Transfer& t : rows::by_ids(tx, tenant_id, repeated_ids, false)) {
-      std::string id = t.id;
-      repeated.emplace(std::move(id), std::move(t));
-    }
+    std::map<std::string, Transfer> repeated = read_back(tx, tenant_id, repeated_ids);
     for (const std::string& external_id : decision.duplicated_ids) {
       auto found = decision.existing.find(external_id);
       done.batch.duplicated.push_back(found != decision.existing.end()
@@ -793,11 +802,7 @@ Result<Batch> create_batch(store::Tx& tx, const std::string& tenant_id, const Ne
   for (std::size_t item : done->accepted) {
     ids.emplace_back(prepared->transfer_id(prepared->items[item]));
   }
-  std::map<std::string, Transfer> written;
-  for (Transfer& t : rows::by_ids(tx, tenant_id, ids, false)) {
-    std::string id = t.id;
-    written.emplace(std::move(id), std::move(t));
-  }
+  std::map<std::string, Transfer> written = read_back(tx, tenant_id, ids);
   for (const std::string& id : ids) batch.accepted.push_back(std::move(written.at(id)));
   return batch;
 }
