@@ -23,6 +23,17 @@ std::int64_t scalar(store::Store& s, const std::string& sql) {
           }).value();
 }
 
+// An outgoing transfer's row as schemas 23 and 24 have it: tenant, id, external id and
+// created_position bound.
+constexpr const char* k_insert_transfer =
+    "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, external_id, "
+    "tenant_account_id, amount, currency, end_to_end_id, payment_id, payer_name, "
+    "resolution_request_id, target_id, key_type, key_value, target, metadata, state, "
+    "timemarks, held, next_step_at_micros, inserted_at, updated_at, created_position) "
+    "VALUES (?, ?, 'bbotb_1', ?, 'bbtacc_1', 100, 'COP', 'e', 'p', 'n', 'r', 't', "
+    "'cellphone', '3001234565', '[]', '{}', 'created', '{}', 100, 1000000, "
+    "'2026-11-26T10:00:00.000000Z', 'x', ?)";
+
 // Rows as the release with schema 4 wrote them, straight in SQL (its code no longer exists).
 void write_schema_4_data(store::Store& s) {
   static_cast<void>(s.write<int>([](store::Tx& tx) -> Result<int> {
@@ -179,21 +190,14 @@ TEST_P(MigrationTest, UnpositionedEventsOfSchema21ArePositionedInEmissionOrder) 
 TEST_P(MigrationTest, TransfersOfSchema23KeepTheirCreatedEvents) {
   TempStore temp(GetParam(), 23);
   static_cast<void>(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
-    const char* transfer =
-        "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, external_id, "
-        "tenant_account_id, amount, currency, end_to_end_id, payment_id, payer_name, "
-        "resolution_request_id, target_id, key_type, key_value, target, metadata, state, "
-        "timemarks, held, next_step_at_micros, inserted_at, updated_at, created_position) "
-        "VALUES ('ten_1', ?, 'bbotb_1', ?, 'bbtacc_1', 100, 'COP', 'e', 'p', 'n', 'r', 't', "
-        "'cellphone', '3001234565', '[]', '{}', 'created', '{}', 100, 1000000, "
-        "'2026-11-26T10:00:00.000000Z', 'x', ?)";
     const bool sqlite = tx.engine() == store::Engine::sqlite;
     int n = 0;
     for (const char* id : {"bbot_old_a", "bbot_kept", "bbot_old_b"}) {
       const store::Value position = std::string(id) == "bbot_kept" && sqlite
                                         ? store::Value(std::int64_t{7})
                                         : store::Value(nullptr);
-      tx.exec(transfer, {std::string(id), "ext-" + std::to_string(n++), position});
+      tx.exec(k_insert_transfer,
+              {std::string("ten_1"), std::string(id), "ext-" + std::to_string(n++), position});
     }
     return 0;
   }));
@@ -235,21 +239,13 @@ TEST_P(MigrationTest, TransfersOfSchema23KeepTheirCreatedEvents) {
 TEST_P(MigrationTest, TransfersOfSchema24KeepTheirRowsAndIdsBecomeUniqueAlone) {
   TempStore temp(GetParam(), 24);
   const bool sqlite = GetParam() == store::Engine::sqlite;
-  const char* transfer =
-      "INSERT INTO outgoing_transfers (tenant_id, id, batch_id, external_id, "
-      "tenant_account_id, amount, currency, end_to_end_id, payment_id, payer_name, "
-      "resolution_request_id, target_id, key_type, key_value, target, metadata, state, "
-      "timemarks, held, next_step_at_micros, inserted_at, updated_at, created_position) "
-      "VALUES (?, ?, 'bbotb_1', ?, 'bbtacc_1', 100, 'COP', 'e', 'p', 'n', 'r', 't', "
-      "'cellphone', '3001234565', '[]', '{}', 'created', '{}', 100, 1000000, "
-      "'2026-11-26T10:00:00.000000Z', 'x', ?)";
   // Whether the row was written (a constraint the row breaks throws out of the write).
   auto insert = [&](const std::string& tenant, const std::string& id,
                     const std::string& external_id, std::int64_t position) {
     try {
       return static_cast<bool>(temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
-        tx.exec(transfer, {tenant, id, external_id,
-                           sqlite ? store::Value(position) : store::Value(nullptr)});
+        tx.exec(k_insert_transfer, {tenant, id, external_id,
+                                    sqlite ? store::Value(position) : store::Value(nullptr)});
         return 0;
       }));
     } catch (const std::exception&) {
