@@ -27,7 +27,7 @@ class WorkerPool {
   void post(std::function<void()> work);
   // Runs what was posted, then stops and joins the threads. Work posted after this is dropped.
   void join();
-  // Threads waiting for work now (for tests and metrics).
+  // Threads waiting for work now (what the tests wait for).
   int waiting_threads();
 
  private:

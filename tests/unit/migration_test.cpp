@@ -23,6 +23,14 @@ std::int64_t scalar(store::Store& s, const std::string& sql) {
           }).value();
 }
 
+// How many of the three indexes that migrations 24 and 25 make again after rebuilding
+// outgoing_transfers on SQLite exist.
+std::int64_t transfer_indexes_made_again(store::Store& s) {
+  return scalar(s, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                   "('outgoing_transfers_by_time', 'outgoing_transfers_moving', "
+                   "'outgoing_transfers_created_by_tenant')");
+}
+
 // An outgoing transfer's row as schemas 23 and 24 have it: tenant, id, external id and
 // created_position bound.
 constexpr const char* k_insert_transfer =
@@ -224,11 +232,7 @@ TEST_P(MigrationTest, TransfersOfSchema23KeepTheirCreatedEvents) {
   EXPECT_EQ(position_of("bbot_old_b"), -2);
   EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM all_events"), 1);
   EXPECT_EQ(scalar(*temp.store, "SELECT position FROM all_events WHERE id = 'evt_kept'"), 7);
-  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
-                                "name IN ('outgoing_transfers_by_time', "
-                                "'outgoing_transfers_moving', "
-                                "'outgoing_transfers_created_by_tenant')"),
-            3);
+  EXPECT_EQ(transfer_indexes_made_again(*temp.store), 3);
   EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
 }
 
@@ -269,11 +273,7 @@ TEST_P(MigrationTest, TransfersOfSchema24KeepTheirRowsAndIdsBecomeUniqueAlone) {
                                   "WHERE id = 'bbot_a'"),
               5);
     EXPECT_EQ(scalar(*temp.store, "SELECT position FROM all_events WHERE id = 'evt_a'"), 5);
-    EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND "
-                                  "name IN ('outgoing_transfers_by_time', "
-                                  "'outgoing_transfers_moving', "
-                                  "'outgoing_transfers_created_by_tenant')"),
-              3);
+    EXPECT_EQ(transfer_indexes_made_again(*temp.store), 3);
   }
   // After: on SQLite the id is taken whatever the tenant; PostgreSQL still keys by both.
   EXPECT_EQ(insert("ten_2", "bbot_a", "ext-a", 6), !sqlite);
