@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
                     "the most one outgoing transfer or payout may carry, in minor units "
                     "(default COP 11,552,000.00)")
       ->envname("TESORO_TRANSFER_MAX_AMOUNT")
-      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
+      ->check(CLI::Range(std::int64_t{1}, tesoro::limits::k_amount_max_minor))
       ->capture_default_str();
   serve->add_option("--webhook-allowed-hosts", config.webhook_allowed_hosts,
                     "hosts webhook endpoints may point at: names, *.example.com patterns, or * "

@@ -6,6 +6,8 @@
 
 const k_minor_digits = 2;
 const k_minor_per_unit = 100n;
+// The largest amount the API takes or answers: 2^53 - 1 minor units (about COP 90 trillion).
+const k_amount_max_minor = 9007199254740991n;
 
 function to_bigint(amount) {
   if (typeof amount === 'bigint') return amount;
@@ -63,7 +65,7 @@ export function parsePesos(text) {
   const cents = BigInt((match[2] ?? '').padEnd(k_minor_digits, '0'));
   const minor = whole * k_minor_per_unit + cents;
   if (minor <= 0n) return { error: 'must be more than zero' };
-  if (minor > 9223372036854775807n) return { error: 'is too large' };
+  if (minor > k_amount_max_minor) return { error: 'is too large' };
   return { minor };
 }
 

@@ -105,6 +105,11 @@ inline constexpr std::size_t k_payment_id_max_chars = 36;
 // API's own image_width range is far below it.
 inline constexpr int k_qr_image_width_max_pixels = 16'384;
 
+// The largest amount in minor units that the API accepts or answers, and the largest balance an
+// account may reach: 2^53 - 1, the largest integer a JSON client that reads numbers as IEEE
+// doubles (JavaScript) reads exactly. Far above any real balance (COP 90 trillion).
+inline constexpr std::int64_t k_amount_max_minor = (std::int64_t{1} << 53) - 1;
+
 // Outgoing transfers and payouts on the sandbox network. The default maximum of one transfer
 // (COP 11,552,000.00, the Bre-B limit reported for 2025; `--transfer-max-amount` changes it),
 // the tenant-clock delay between two steps of a transfer's flow, how long a resolved target may

@@ -292,6 +292,8 @@ TEST(CardTransactions, StepsAndTheirErrors) {
   Reply too_much = step(server, id, "capture", R"({"amount":)" + money(5001) + "}");
   EXPECT_EQ(too_much.status, 422);
   EXPECT_EQ(too_much.error_code(), "amount_exceeds_authorization");
+  EXPECT_EQ(text(too_much.json().at("errors").at(0), "message"),
+            "the amount is larger than what is open (COP 50.00)");
   Reply dollars = step(server, id, "reverse", R"({"amount":)" + money(1, "USD") + "}");
   EXPECT_EQ(dollars.status, 422);
   EXPECT_EQ(dollars.error_code(), "currency_mismatch");

@@ -1,5 +1,7 @@
 #include "harness.hpp"
 
+#include "contract_check.hpp"
+
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -439,7 +441,15 @@ Reply Server::send_to(int port, const Request& request) const {
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
-  if (result != CURLE_OK) reply.status = -static_cast<long>(result);
+  if (result != CURLE_OK) {
+    reply.status = -static_cast<long>(result);
+    return reply;
+  }
+  if (std::string violation = contract_violation(request, reply); !violation.empty()) {
+    ADD_FAILURE() << "the answer breaks openapi/tesoro.yaml: " << violation << "\n  request: "
+                  << request.method << " " << request.path << "\n  answer: " << reply.status << " "
+                  << reply.body.substr(0, 400);
+  }
   return reply;
 }
 
@@ -482,6 +492,9 @@ std::string Server::raw(const std::string& bytes, int timeout_ms) const {
     out.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fd);
+  for (const std::string& violation : raw_contract_violations(bytes, out)) {
+    ADD_FAILURE() << "an answer on a raw connection breaks openapi/tesoro.yaml: " << violation;
+  }
   return out;
 }
 

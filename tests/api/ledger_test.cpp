@@ -148,10 +148,18 @@ TEST(Accounts, SandboxFundingValidation) {
   EXPECT_EQ(both.json().at("errors").as_array().size(), 2u) << both.body;
 }
 
+// Amounts and balances stay within 2^53 - 1, the largest integer a JSON client reading numbers as
+// doubles (JavaScript) reads exactly: a larger amount is refused, and so is a balance past it.
 TEST(Accounts, BalanceOverflowIsRefused) {
   Server server;
-  std::string path = "/v1/sandbox/accounts/" + default_account(server) + "/fund";
-  ASSERT_EQ(server.post(path, money(9223372036854775807LL), {server.bearer_core()}).status, 201);
+  const std::string path = "/v1/sandbox/accounts/" + default_account(server) + "/fund";
+  Reply beyond = server.post(path, money(9007199254740992LL), {server.bearer_core()});
+  EXPECT_EQ(beyond.status, 400);
+  EXPECT_EQ(beyond.error_path(), "amount.amount");
+  EXPECT_EQ(server.post(path, money(9223372036854775807LL), {server.bearer_core()}).status, 400);
+  Reply largest = server.post(path, money(9007199254740991LL), {server.bearer_core()});
+  ASSERT_EQ(largest.status, 201) << largest.body;
+  EXPECT_EQ(largest.json().at("balance").at("current").at("amount").as_int64(), 9007199254740991LL);
   Reply overflow = server.post(path, money(1), {server.bearer_core()});
   EXPECT_EQ(overflow.status, 422);
   EXPECT_EQ(overflow.error_code(), "balance_overflow");

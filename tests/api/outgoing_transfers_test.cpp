@@ -418,6 +418,9 @@ TEST(OutgoingTransfers, EachItemRuleRejectsThatItemAlone) {
   EXPECT_EQ(list_at(funds, "accepted_transfers").size(), 2u) << funds;
   EXPECT_EQ(rejected_codes(funds), std::set<std::string>{"insufficient_funds"});
   EXPECT_EQ(list_at(funds, "rejected_transfers").at(0).at("index").as_int64(), 1);
+  // Money in messages is written one way (COP 60.00 is 6,000 minor units), never raw.
+  EXPECT_EQ(text(list_at(funds, "rejected_transfers").at(0), "message"),
+            "the source account's available balance (COP 60.00) does not cover the amount");
   EXPECT_EQ(balance_of(s, s.originator), (Balance{0, 50'000, 50'000}));
   // target_expired once its 15 minutes passed on the tenant clock.
   advance(s, 15 * 60 + 1);

@@ -227,6 +227,8 @@ TEST(QrCodes, Rule3TheAmountLiesWithinTheBoundsAndTheRemainingBalance) {
   Reply over = create_qr(server, tenant, id, dynamic_body(20'001));
   EXPECT_EQ(over.status, 422) << over.body;
   EXPECT_EQ(over.error_code(), "amount_out_of_range");
+  EXPECT_EQ(text(over.json().at("errors").at(0), "message"),
+            "the amount is more than the collection's remaining balance (COP 200.00)");
   EXPECT_EQ(create_qr(server, tenant, id, dynamic_body(20'000)).status, 201);
   // A static code's optional amount follows the same rule.
   Reply static_over = create_qr(server, tenant, id,

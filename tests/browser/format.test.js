@@ -20,8 +20,10 @@ test('minor units are shown as pesos with two decimals, dots grouping thousands'
 });
 
 test('the largest amount the API allows is shown exactly (BigInt, never a float)', () => {
+  assert.equal(formatMinor(9007199254740991n, 'COP'), 'COP 90.071.992.547.409,91');
+  assert.equal(formatMinor('9007199254740991', 'COP'), 'COP 90.071.992.547.409,91');
+  // Larger integers (never answered) still show exactly.
   assert.equal(formatMinor(9223372036854775807n, 'COP'), 'COP 92.233.720.368.547.758,07');
-  assert.equal(formatMinor('9223372036854775807', 'COP'), 'COP 92.233.720.368.547.758,07');
 });
 
 test('a Money object is formatted, null shows as a dash, a non-integer is refused', () => {
@@ -56,6 +58,9 @@ test('ambiguous or wrong amounts are refused with a reason, never guessed', () =
   assert.ok(parsePesos('-5').error);
   assert.equal(parsePesos('0').error, 'must be more than zero');
   assert.equal(parsePesos('99999999999999999999').error, 'is too large');
+  // The API takes at most 2^53 - 1 minor units.
+  assert.equal(parsePesos('90.071.992.547.409,91').minor, 9007199254740991n);
+  assert.equal(parsePesos('90.071.992.547.409,92').error, 'is too large');
 });
 
 test('amounts go to JSON as exact numbers only', () => {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -13,6 +14,23 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo_root = path.resolve(here, '..', '..');
 const tesoro_bin = process.env.TESORO_BIN ?? path.join(repo_root, process.env.BUILD_DIR ?? 'build', 'tesoro');
 const chromium_path = process.env.TESORO_CHROMIUM ?? '/usr/bin/chromium';
+
+// Every answer the console receives is checked against openapi/tesoro.yaml, as the API tests
+// check theirs (tests/contract/contract.js).
+const { Contract, load } = createRequire(import.meta.url)('../contract/contract.js');
+const contract = new Contract(load(path.join(repo_root, 'openapi', 'tesoro.yaml')));
+
+async function contract_violation(response) {
+  const request = response.request();
+  const url = new URL(response.url());
+  const status = response.status();
+  // A redirect's body and a 304's are not the browser's to read.
+  const body = status >= 300 && status < 400 ? '' : (await response.body()).toString('utf8');
+  return contract.check({
+    method: request.method(), path: url.pathname + url.search, status,
+    headers: await response.allHeaders(), body,
+  });
+}
 
 // Screenshots of every page, for people to look at (docs/console.md says where).
 export const output_dir = process.env.TESORO_TEST_OUTPUT ??
@@ -131,11 +149,23 @@ export async function open_browser(width = 1280, height = 900) {
     }
   });
   page.on('dialog', (dialog) => dialog.accept());
+  // The server's answers (not data: URLs or blobs), checked when the browser closes.
+  const checks = [];
+  page.on('response', (response) => {
+    if (!response.url().startsWith('http')) return;
+    checks.push(contract_violation(response)
+      .then((verdict) => verdict && `${response.request().method()} ${response.url()}: ${verdict}`)
+      .catch(() => ''));  // a body the browser dropped (the page navigated away) is not an answer
+  });
   return {
     context, page, problems,
     async close() {
+      const violations = (await Promise.all(checks)).filter(Boolean);
       await context.close();
       fs.rmSync(profile, { recursive: true, force: true });
+      if (violations.length) {
+        throw new Error(`answers that break openapi/tesoro.yaml:\n${violations.join('\n')}`);
+      }
     },
   };
 }

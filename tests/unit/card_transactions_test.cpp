@@ -255,6 +255,19 @@ TEST_P(CardTransactionsTest, CardUsageRuleBlocksItsChannelsOnly) {
   expect_approved(authorize(100, "physical_purchase"));
 }
 
+// A channel the card's type cannot use is not_allowed, unless the tenant disabled it with a
+// card_usage rule too: then the decline names that control (decisions: Cards).
+TEST_P(CardTransactionsTest, CardUsageRuleNamesItsControlOnAVirtualCard) {
+  expect_declined(authorize(100, "atm_withdrawal"), "not_allowed", "57");
+  spending_controls::Rule rule;
+  rule.type = "card_usage";
+  rule.disabled_card_usages = {"atm_withdrawal"};
+  std::string id = control(rule);
+  expect_declined_by(authorize(100, "atm_withdrawal"), id, "card_usage", "57");
+  expect_declined(authorize(100, "physical_purchase"), "not_allowed", "57");
+  expect_approved(authorize(100, "online_purchase"));
+}
+
 TEST_P(CardTransactionsTest, MccRuleBlocksAndAllows) {
   spending_controls::Rule rule;
   rule.type = "mcc";

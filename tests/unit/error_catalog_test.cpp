@@ -1,6 +1,8 @@
 // The error catalog: one row per code, each with an error status, each documented.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <map>
 #include <set>
 #include <string>
 
@@ -49,6 +51,39 @@ TEST(ErrorCatalog, EveryCodeIsInTheOpenApiDescription) {
   std::string_view yaml = api::k_openapi_yaml;
   for (const ErrorKind& kind : error_catalog()) {
     EXPECT_TRUE(mentions(yaml, kind.name)) << kind.name << " is not in openapi/tesoro.yaml";
+  }
+}
+
+// The description's catalogue ("**Error codes.** ... 400 `validation_error`, ...; 401 ...") lists
+// every code under its status: each backquoted code belongs to the status number before it.
+TEST(ErrorCatalog, TheDescriptionsCatalogueListsEveryCodeWithItsStatus) {
+  std::string_view yaml = api::k_openapi_yaml;
+  const std::size_t start = yaml.find("**Error codes.**");
+  ASSERT_NE(start, std::string_view::npos);
+  const std::size_t end = yaml.find("**", start + std::string_view("**Error codes.**").size());
+  const std::string_view catalogue = yaml.substr(start, end - start);
+  std::map<std::string, int, std::less<>> listed;
+  int status = 0;
+  for (std::size_t at = 0; at < catalogue.size(); ++at) {
+    if (catalogue[at] == '`') {
+      const std::size_t close = catalogue.find('`', at + 1);
+      ASSERT_NE(close, std::string_view::npos);
+      listed.emplace(std::string(catalogue.substr(at + 1, close - at - 1)), status);
+      at = close;
+    } else if (std::isdigit(static_cast<unsigned char>(catalogue[at])) && at + 3 <= catalogue.size() &&
+               std::isdigit(static_cast<unsigned char>(catalogue[at + 1])) &&
+               std::isdigit(static_cast<unsigned char>(catalogue[at + 2]))) {
+      status = std::stoi(std::string(catalogue.substr(at, 3)));
+      at += 2;
+    }
+  }
+  for (const ErrorKind& kind : error_catalog()) {
+    auto found = listed.find(kind.name);
+    if (found == listed.end()) {
+      ADD_FAILURE() << kind.name << " is not in the description's catalogue of error codes";
+    } else {
+      EXPECT_EQ(found->second, kind.status) << kind.name << " is listed under another status";
+    }
   }
 }
 

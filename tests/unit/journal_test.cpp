@@ -6,6 +6,7 @@
 #include <future>
 #include <thread>
 
+#include "core/limits.hpp"
 #include "core/metrics.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
@@ -110,13 +111,17 @@ TEST_P(JournalTest, InsufficientFundsRollsBackTheWholeEntry) {
   EXPECT_NE(debited.find("\"amount\":{\"amount\":100,"), std::string::npos) << debited;
 }
 
+// No balance passes the largest amount the API answers (2^53 - 1), and none wraps.
 TEST_P(JournalTest, OverflowIsAnErrorNeverAWrap) {
-  const std::int64_t max = INT64_MAX;
+  const std::int64_t max = limits::k_amount_max_minor;
   ASSERT_TRUE(post({{funding, -max, "COP"}, {account, max, "COP"}}).ok());
   auto overflow = post({{funding, -1, "COP"}, {account, 1, "COP"}});
   ASSERT_FALSE(overflow.ok());
   EXPECT_EQ(overflow.error().first_code(), "balance_overflow");
   EXPECT_EQ(balance(account), max);
+  auto wrap = post({{funding, -INT64_MAX, "COP"}, {open("COP"), INT64_MAX, "COP"}});
+  ASSERT_FALSE(wrap.ok());
+  EXPECT_EQ(wrap.error().first_code(), "balance_overflow");
   // The funding account sits at -max: system accounts have no bound of their own (no stored
   // balance to keep within int64), and the books still verify.
   std::string other = open("COP");

@@ -327,7 +327,7 @@ http::Response show(Context& context) {
 
 http::Response update(Context& context) {
   Problems problems;
-  std::string id = path_id(context, "spending_control_id", problems);
+  std::string id = path_id(context, "id", problems);
   if (!problems.empty()) return context.error(problems.to_error());
   auto name = decode_rename(context.request.body);
   if (!name) return context.error(name.error());
@@ -382,7 +382,7 @@ void add_spending_control_routes(Routes& routes) {
   routes.push_back({"POST", base, AuthKind::core, scope, create});
   routes.push_back({"GET", base, AuthKind::core, scope, list});
   routes.push_back({"GET", base + "/{id}", AuthKind::core, scope, show});
-  routes.push_back({"PATCH", base + "/{spending_control_id}", AuthKind::core, scope, update});
+  routes.push_back({"PATCH", base + "/{id}", AuthKind::core, scope, update});
   routes.push_back({"DELETE", base + "/{id}", AuthKind::core, scope, remove});
   routes.push_back({"PUT", base + "/{spending_control_id}/rules", AuthKind::core, scope, put_rule});
   routes.push_back(

@@ -102,7 +102,8 @@ json::object rejected_json(std::size_t index, const json::value& item, const Err
   for (const ErrorItem& problem : error.errors) {
     problems.push_back(json::object{{"error_code", problem.error_code},
                                     {"message", problem.message},
-                                    {"path", optional_json(problem.path)}});
+                                    {"path", optional_json(problem.path)},
+                                    {"url", optional_json(problem.url)}});
   }
   const ErrorItem& first = error.errors.front();
   return json::object{{"index", index},

@@ -365,7 +365,7 @@ std::optional<Money> read_money(ObjectReader& reader, std::string_view key, Need
   const json::object* object = reader.object(key, need);
   if (!object) return std::nullopt;
   ObjectReader money(*object, reader.path(key), problems);
-  auto amount = money.integer("amount", Need::required, 1, std::numeric_limits<std::int64_t>::max());
+  auto amount = money.integer("amount", Need::required, 1, limits::k_amount_max_minor);
   auto currency = money.one_of("currency", Need::required, currencies);
   money.reject_unknown();
   if (!amount || !currency) return std::nullopt;

@@ -147,7 +147,7 @@ struct Money {
   std::int64_t amount_minor = 0;
   std::string currency;
 };
-// {"amount": <integer minor units, 1..2^63-1>, "currency": one of `currencies`}.
+// {"amount": <integer minor units, 1..2^53-1 (limits::k_amount_max_minor)>, "currency": one of `currencies`}.
 std::optional<Money> read_money(ObjectReader& reader, std::string_view key, Need need,
                                 const std::vector<std::string>& currencies, Problems& problems);
 Patch<Money> patch_money(ObjectReader& reader, std::string_view key,

@@ -8,6 +8,7 @@
 
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
+#include "core/limits.hpp"
 #include "core/money.hpp"
 #include "domain/cards/configuration_groups.hpp"
 #include "domain/clock/tenant_clock.hpp"
@@ -187,7 +188,8 @@ std::vector<spending_controls::SpendingControl> controls_of(store::Tx& tx,
 
 // What the card's approved authorizations made in [start, end) still hold plus what they
 // captured; only ATM withdrawals when `withdrawals_only`. Summed here with a ceiling rather
-// than by SQL SUM, which would fail on SQLite past 2^63 (captures of a card have no bound).
+// than by SQL SUM, which would fail on SQLite past 2^63 (captures of a card have no bound), and
+// shown at most as the API's largest amount (above every limit, so it refuses as the sum would).
 std::int64_t usage(store::Tx& tx, const std::string& tenant_id, const std::string& card_id,
                    const spending_controls::Window& window, bool withdrawals_only) {
   std::string sql =
@@ -199,7 +201,7 @@ std::int64_t usage(store::Tx& tx, const std::string& tenant_id, const std::strin
   for (const store::Row& row : tx.query(sql, {tenant_id, card_id, window.start, window.end})) {
     used = money::add(used, row.integer(0)).value_or(INT64_MAX);
   }
-  return used;
+  return std::min(used, limits::k_amount_max_minor);
 }
 
 struct Cap {
@@ -265,12 +267,20 @@ std::optional<Decline> decline_of(store::Tx& tx, const std::string& tenant_id,
   if (card.state == "canceled") return Decline{"card_canceled", "05", std::nullopt};
   if (card.state != "active") return Decline{"card_inactive", "62", std::nullopt};
   if (request.currency != card.currency) return Decline{"currency_mismatch", "05", std::nullopt};
+  // Most cards have no control: then no lookup at all.
+  const auto controls =
+      controls_by_id(tx, tenant_id, control_ids(card, found.group_spending_control_id));
   if (card.type == "virtual" && request.purchase.channel != "online_purchase") {
+    // A channel the tenant disabled with a card_usage rule is named as that control's decline,
+    // even where the card's type could not use the channel anyway.
+    for (const auto& control : controls) {
+      if (spending_controls::refusing_rule(control, request.purchase) == "card_usage") {
+        return Decline{"spending_controls", "57", DeclinedBy{control.id, "card_usage"}};
+      }
+    }
     return Decline{"not_allowed", "57", std::nullopt};
   }
-  // Most cards have no control: then no lookup at all.
-  const auto ids = control_ids(card, found.group_spending_control_id);
-  for (const auto& control : controls_by_id(tx, tenant_id, ids)) {
+  for (const auto& control : controls) {
     auto rule = spending_controls::refusing_rule(control, request.purchase);
     if (!rule) {
       rule = refusing_limit(tx, tenant_id, card, control, request.purchase.channel,
@@ -293,17 +303,18 @@ Error invalid_state(const CardTransaction& t, std::string_view step) {
                     "the card transaction is " + t.state + ": it cannot be " + std::string(step));
 }
 
-Error exceeds(std::int64_t open_minor) {
+Error exceeds(std::int64_t open_minor, const std::string& currency) {
   return errors::of(ErrorCode::amount_exceeds_authorization, "amount.amount",
-                    "the amount is larger than what is open (" + std::to_string(open_minor) + ")");
+                    "the amount is larger than what is open (" +
+                        money::display(open_minor, currency) + ")");
 }
 
 // The amount of a step: the whole open amount when absent; positive and at most what is open.
 Result<std::int64_t> step_amount(std::optional<std::int64_t> amount_minor,
-                                 std::int64_t open_minor) {
+                                 std::int64_t open_minor, const std::string& currency) {
   std::int64_t amount = amount_minor.value_or(open_minor);
   if (amount <= 0) return errors::validation("must be a positive amount", "amount.amount");
-  if (amount > open_minor) return exceeds(open_minor);
+  if (amount > open_minor) return exceeds(open_minor, currency);
   return amount;
 }
 
@@ -403,7 +414,7 @@ Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
   if (!locked) return std::move(locked).error();
   auto& [card, t] = locked.value();
   if (t.state != "pending") return invalid_state(t, "captured");
-  auto amount = step_amount(amount_minor, t.held_minor);
+  auto amount = step_amount(amount_minor, t.held_minor, t.currency);
   if (!amount) return std::move(amount).error();
   // The whole hold goes first, so that the debit may take the money it kept.
   if (Status released = journal.release(tenant_id, card.prepaid_account_id, t.held_minor);
@@ -443,7 +454,9 @@ Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
                       "the card is " + card.state + ": its authorizations cannot grow");
   }
   auto total = money::add(t.amount_minor, amount_minor);
-  if (!total) return errors::of(ErrorCode::balance_overflow, "amount.amount");
+  if (!total || *total > limits::k_amount_max_minor) {
+    return errors::of(ErrorCode::balance_overflow, "amount.amount");
+  }
   for (const auto& control : controls_of(tx, tenant_id, card)) {
     if (refusing_limit(tx, tenant_id, card, control, t.purchase.channel, amount_minor, now)) {
       return errors::of(ErrorCode::spending_limit_exceeded, "amount.amount");
@@ -468,7 +481,7 @@ Result<CardTransaction> reverse(store::Tx& tx, const std::string& tenant_id,
   if (!locked) return std::move(locked).error();
   auto& [card, t] = locked.value();
   if (t.state != "pending") return invalid_state(t, "reversed");
-  auto amount = step_amount(amount_minor, t.held_minor);
+  auto amount = step_amount(amount_minor, t.held_minor, t.currency);
   if (!amount) return std::move(amount).error();
   if (Status released = journal.release(tenant_id, card.prepaid_account_id, *amount); !released) {
     return std::move(released).error();
@@ -488,7 +501,7 @@ Result<CardTransaction> refund(store::Tx& tx, const std::string& tenant_id, cons
   if (!locked) return std::move(locked).error();
   auto& [card, t] = locked.value();
   if (t.state != "captured") return invalid_state(t, "refunded");
-  auto amount = step_amount(amount_minor, t.captured_minor - t.refunded_minor);
+  auto amount = step_amount(amount_minor, t.captured_minor - t.refunded_minor, t.currency);
   if (!amount) return std::move(amount).error();
   std::string network =
       ledger::system_account(tx, tenant_id, ledger::SystemRole::card_network, t.currency, now);

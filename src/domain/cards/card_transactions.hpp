@@ -16,7 +16,8 @@
 //
 // Declines, in precedence order: card_canceled (05), card_inactive (62: blocked or
 // pending_activation), currency_mismatch (05), not_allowed (57: a channel the card type may not
-// use: virtual cards are online only), spending_controls (rules of the card's control, then of
+// use: virtual cards are online only; a card_usage rule of the card's controls that disables the
+// channel too declines as spending_controls instead, naming its control), spending_controls (rules of the card's control, then of
 // its group's control, each in spending_controls::rule_types() order; 57 for card_usage, mcc,
 // mid and merchant_name, 61 for withdrawal_velocity, 65 for velocity), insufficient_funds (51).
 //

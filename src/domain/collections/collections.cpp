@@ -193,7 +193,7 @@ struct GivenLimits {
   bool minimum_attempt = true, maximum_attempt = true, total_minimum = true, total_maximum = true;
 };
 
-Status check_limits(const Limits& l, const GivenLimits& given) {
+Status check_limits(const Limits& l, const GivenLimits& given, const std::string& currency) {
   struct Pair {
     std::int64_t low, high;
     const char* low_name;
@@ -215,7 +215,8 @@ Status check_limits(const Limits& l, const GivenLimits& given) {
     const std::string message = blame_low ? std::string("must not be above ") + pair.high_name
                                           : std::string("must not be below ") + pair.low_name;
     return errors::validation(
-        message + " (" + std::to_string(pair.low) + " > " + std::to_string(pair.high) + ")",
+        message + " (" + money::display(pair.low, currency) + " > " +
+            money::display(pair.high, currency) + ")",
         field + ".amount");
   }
   return ok_status();
@@ -539,7 +540,7 @@ Result<CreateOutcome> create_collection(store::Tx& tx, const std::string& tenant
   }
   const Limits limits{input.minimum_attempt_amount, input.maximum_attempt_amount,
                       input.total_minimum_amount, input.total_maximum_amount};
-  if (Status checked = check_limits(limits, GivenLimits{}); !checked) return checked.error();
+  if (Status checked = check_limits(limits, GivenLimits{}, input.currency); !checked) return checked.error();
   if (Status checked = check_expiry(input.expires_at_micros, now); !checked) {
     return checked.error();
   }
@@ -630,7 +631,7 @@ Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id
                                   limits.total_maximum, given.total_maximum)}) {
     if (!taken) return taken.error();
   }
-  if (Status checked = check_limits(limits, given); !checked) return checked.error();
+  if (Status checked = check_limits(limits, given, c.currency); !checked) return checked.error();
   if (changes.expires_at_micros) {
     if (Status checked = check_expiry(*changes.expires_at_micros, now); !checked) {
       return checked.error();
@@ -638,7 +639,8 @@ Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id
   }
   if (limits.total_maximum < c.paid_amount) {
     return errors::of(ErrorCode::amount_out_of_range, "total_maximum_amount.amount",
-                      "must not be below paid_amount (" + std::to_string(c.paid_amount) + ")");
+                      "must not be below paid_amount (" +
+                          money::display(c.paid_amount, c.currency) + ")");
   }
   const Collection before = c;
   c.minimum_attempt_amount = limits.minimum_attempt;

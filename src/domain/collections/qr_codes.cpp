@@ -4,6 +4,7 @@
 
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
+#include "core/money.hpp"
 #include "core/qr_image.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -71,20 +72,21 @@ Status check_amount(const Collection& collection, const QrRequest& request) {
   if (amount < collection.minimum_attempt_amount || amount > collection.maximum_attempt_amount) {
     return errors::of(ErrorCode::amount_out_of_range, "amount.amount",
                       "the amount must lie between the collection's minimum_attempt_amount (" +
-                          std::to_string(collection.minimum_attempt_amount) +
+                          money::display(collection.minimum_attempt_amount, collection.currency) +
                           ") and maximum_attempt_amount (" +
-                          std::to_string(collection.maximum_attempt_amount) + ")");
+                          money::display(collection.maximum_attempt_amount, collection.currency) +
+                          ")");
   }
   if (amount > emvco::k_amount_max_minor) {
     return errors::of(ErrorCode::amount_out_of_range, "amount.amount",
                       "a QR code's amount is at most " +
-                          std::to_string(emvco::k_amount_max_minor) +
+                          money::display(emvco::k_amount_max_minor, collection.currency) +
                           " (tag 54 holds 13 characters)");
   }
   if (amount > collection.remaining()) {
     return errors::of(ErrorCode::amount_out_of_range, "amount.amount",
                       "the amount is more than the collection's remaining balance (" +
-                          std::to_string(collection.remaining()) + ")");
+                          money::display(collection.remaining(), collection.currency) + ")");
   }
   return ok_status();
 }

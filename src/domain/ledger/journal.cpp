@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/ids.hpp"
+#include "core/limits.hpp"
 #include "core/money.hpp"
 #include "domain/events/events.hpp"
 
@@ -126,7 +127,7 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
     }
     auto [it, first] = checked.balances.try_emplace(key, account.balance);
     auto balance = money::add(it->second, posting.amount_minor);
-    if (!balance) {
+    if (!balance || *balance > limits::k_amount_max_minor) {
       return errors::of(ErrorCode::balance_overflow, "amount.amount");
     }
     // What holds keep cannot be spent: a debit may take only the available balance.

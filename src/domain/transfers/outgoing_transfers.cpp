@@ -65,10 +65,10 @@ void stamp(Transfer& t, Stamp& at) {
   t.inserted_at = t.updated_at = at.iso;
 }
 
-Error insufficient_funds(std::int64_t available) {
+Error insufficient_funds(std::int64_t available, const std::string& currency) {
   return errors::of(ErrorCode::insufficient_funds, "amount.amount",
-                    "the source account's available balance (" + std::to_string(available) +
-                        ") does not cover the amount");
+                    "the source account's available balance (" +
+                        money::display(available, currency) + ") does not cover the amount");
 }
 
 // What the batch may still hold of its locked source: the checks journal.hold makes, against
@@ -85,7 +85,7 @@ struct Funds {
                         "account " + account_id + " is " + state + ": it cannot be held");
     }
     if (amount_currency != currency) return ledger::currency_mismatch(currency);
-    if (amount_minor > available) return insufficient_funds(available);
+    if (amount_minor > available) return insufficient_funds(available, currency);
     return ok_status();
   }
 };
@@ -486,6 +486,8 @@ std::string batch_text_with(const Batch& batch, const std::vector<std::string_vi
       out.begin_object().key("error_code").string(problem.error_code);
       out.key("message").string(problem.message).key("path");
       optional_string(out, problem.path);
+      out.key("url");
+      optional_string(out, problem.url);
       out.end_object();
     }
     out.end_array().end_object();
