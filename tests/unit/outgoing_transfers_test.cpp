@@ -852,7 +852,7 @@ TEST_P(OutgoingTransfersTest, ARefusalForFundsNamesTheBalanceUnderTheLock) {
   ASSERT_EQ(done.batch.rejected.size(), 1u);
   const Error& refused = done.batch.rejected.front().error;
   EXPECT_EQ(refused.first_code(), "insufficient_funds");
-  EXPECT_NE(refused.errors.front().message.find("(350000)"), std::string::npos)
+  EXPECT_NE(refused.errors.front().message.find("(COP 3,500.00)"), std::string::npos)
       << refused.errors.front().message;
   EXPECT_EQ(integer("SELECT held FROM ledger_accounts WHERE id = ?", {source}), 650'000);
   EXPECT_TRUE(violations().empty());
