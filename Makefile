@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= 2
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test sanitize fuzz bench clean
 
 all: build
 
@@ -19,9 +19,19 @@ run: build
 test: build
 	@BUILD_DIR=$(BUILD_DIR) scripts/test
 
+# clang-14 with AddressSanitizer and UndefinedBehaviorSanitizer, in build-sanitize/: the unit and
+# API suites on both engines; any report fails it.
+sanitize: deps
+	@scripts/sanitize
+
+# Each fuzz target for FUZZ_SECONDS (default 60) with libFuzzer, in build-fuzz/ (docs/fuzzing.md).
+fuzz: deps
+	@scripts/fuzz
+
 bench: build
 	@cmake --build $(BUILD_DIR) -j$(JOBS) --target bench_reference
 	@BUILD_DIR=$(BUILD_DIR) bench/run
 
 clean:
-	rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log
+	rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log build-sanitize build-sanitize.configure.log \
+	  build-fuzz build-fuzz.configure.log

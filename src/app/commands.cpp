@@ -1,7 +1,9 @@
 #include "app/commands.hpp"
 
 #include <boost/json.hpp>
+#ifndef TESORO_WITHOUT_TCMALLOC
 #include <gperftools/malloc_extension.h>
+#endif
 #include <openssl/crypto.h>
 
 #include <algorithm>
@@ -448,7 +450,9 @@ int command_serve(const Config& config) {
   // An idle thread's tcmalloc cache goes back to the shared lists, and with it its share of the
   // budget all threads' caches divide (32 MiB by default): otherwise every thread a burst ever
   // woke keeps at least 512 KiB of it, and the threads busy later cannot grow theirs.
+#ifndef TESORO_WITHOUT_TCMALLOC
   handlers.worker_idle = [] { MallocExtension::instance()->MarkThreadIdle(); };
+#endif
   handlers.on_listening = [&](unsigned short port) {
     // Workers start once the address is ours: a server that cannot listen does no work.
     app.listening_on(options.host, port);

@@ -20,14 +20,16 @@ class [[nodiscard]] Result {
 
   T& value() & { assert(ok()); return std::get<0>(state_); }
   const T& value() const& { assert(ok()); return std::get<0>(state_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  // By value from a temporary, never a reference into it: `for (auto& x : f().value())` would
+  // otherwise iterate a Result destroyed before the loop's first step.
+  T value() && { assert(ok()); return std::get<0>(std::move(state_)); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
   const Error& error() const& { assert(!ok()); return std::get<1>(state_); }
-  Error&& error() && { assert(!ok()); return std::get<1>(std::move(state_)); }
+  Error error() && { assert(!ok()); return std::get<1>(std::move(state_)); }
 
  private:
   std::variant<T, Error> state_;

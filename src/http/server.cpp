@@ -17,6 +17,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "core/thread_priority.hpp"
+#include "http/request_head.hpp"
 #include "http/worker_pool.hpp"
 
 namespace tesoro::http {
@@ -111,6 +112,14 @@ class Session : public std::enable_shared_from_this<Session> {
   // A client that sent `Expect: 100-continue` waits for a go-ahead before sending its body.
   void on_header(beast::error_code ec) {
     if (ec) return on_read(ec);
+    const auto& header = parser_->get();
+    RequestHead head{header.version(), static_cast<int>(header.count(bhttp::field::host)),
+                     static_cast<int>(header.count(bhttp::field::transfer_encoding)),
+                     header[bhttp::field::transfer_encoding],
+                     static_cast<int>(header.count(bhttp::field::content_length))};
+    if (auto problem = head_problem(head)) {
+      return reject(errors::validation(std::string(*problem), std::nullopt));
+    }
     auto expect = parser_->get()[bhttp::field::expect];
     if (beast::iequals(expect, "100-continue") && !parser_->is_done()) {
       auto go_ahead = std::make_shared<bhttp::response<bhttp::empty_body>>(

@@ -112,9 +112,26 @@ bool read_message(std::string_view& bytes, bool no_body, Message& out, bool shor
     }
     line_end = next;
   }
+  const auto coding = out.headers.find("transfer-encoding");
+  if (!no_body && coding != out.headers.end() && lower(coding->second) == "chunked") {
+    // Chunks up to the last (size 0) and its empty trailer.
+    std::string_view rest = bytes.substr(end + 4);
+    for (;;) {
+      const std::size_t line = rest.find("\r\n");
+      if (line == std::string_view::npos) return false;
+      const std::size_t size = std::strtoull(std::string(rest.substr(0, line)).c_str(), nullptr, 16);
+      if (rest.size() < line + 2 + size + 2) return false;
+      out.body += rest.substr(line + 2, size);
+      rest.remove_prefix(line + 2 + size + 2);
+      if (size == 0) break;
+    }
+    bytes = rest;
+    return true;
+  }
   std::size_t length = 0;
-  if (!no_body && out.headers.contains("content-length")) {
-    length = std::strtoull(out.headers["content-length"].c_str(), nullptr, 10);
+  if (const auto declared = out.headers.find("content-length");
+      !no_body && declared != out.headers.end()) {
+    length = std::strtoull(declared->second.c_str(), nullptr, 10);
   }
   if (short_body) length = std::min(length, bytes.size() - end - 4);
   if (bytes.size() < end + 4 + length) return false;

@@ -271,9 +271,59 @@ TEST(Limits, MalformedHttpGetsEnvelopeNotCrash) {
   std::string answer = server.raw("GARBAGE\r\n\r\n");
   EXPECT_NE(answer.find("400"), std::string::npos) << answer;
   EXPECT_NE(answer.find("validation_error"), std::string::npos) << answer;
-  std::string nul = server.raw(std::string("GET /he\0althz HTTP/1.1\r\nHost: x\r\n\r\n", 37));
+  // The request's bytes with the NUL, its length from the array (found by ASan: a length
+  // written by hand read one byte past the literal).
+  static constexpr char k_nul_request[] = "GET /he\0althz HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::string nul = server.raw(std::string(k_nul_request, sizeof k_nul_request - 1));
   EXPECT_EQ(nul.find("500"), std::string::npos) << nul;
   EXPECT_EQ(server.get("/healthz").status, 200);
+}
+
+// Request smuggling (RFC 9112 section 6.3): a body whose length the server and a proxy could read
+// differently is refused with 400 and the connection closed, so nothing after it is read as a
+// request of its own.
+TEST(Limits, TransferEncodingOtherThanChunkedIsRefusedAndClosesTheConnection) {
+  Server& server = Server::shared();
+  const std::string hidden = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (const std::string& coding : {std::string("xchunked"), std::string("chunked, identity"),
+                                    std::string("identity"), std::string("gzip")}) {
+    std::string answer = server.raw("POST /v1/ledger/account_holders HTTP/1.1\r\nHost: x\r\n"
+                                    "Transfer-Encoding: " + coding + "\r\n\r\n" + hidden);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << coding << ": " << answer;
+    EXPECT_NE(answer.find("the only Transfer-Encoding accepted is chunked"), std::string::npos)
+        << answer;
+    EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
+    EXPECT_EQ(answer.find("HTTP/1.1", 5), std::string::npos) << coding << ": a second answer";
+  }
+  // Two Transfer-Encoding fields, or one with a Content-Length, are refused too.
+  std::string twice = server.raw("POST /v1/ledger/account_holders HTTP/1.1\r\nHost: x\r\n"
+                                 "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                 "0\r\n\r\n" + hidden);
+  EXPECT_EQ(twice.rfind("HTTP/1.1 400", 0), 0u) << twice;
+  EXPECT_EQ(twice.find("HTTP/1.1", 5), std::string::npos) << twice;
+  std::string both = server.raw("POST /v1/ledger/account_holders HTTP/1.1\r\nHost: x\r\n"
+                                "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+                                "0\r\n\r\n" + hidden);
+  EXPECT_EQ(both.rfind("HTTP/1.1 400", 0), 0u) << both;
+  EXPECT_EQ(both.find("HTTP/1.1", 5), std::string::npos) << both;
+  // chunked alone is read as chunks: both requests are answered.
+  std::string chunked = server.raw("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: Chunked\r\n"
+                                   "\r\n0\r\n\r\n" + hidden, 1000);
+  EXPECT_EQ(chunked.rfind("HTTP/1.1 200", 0), 0u) << chunked;
+  EXPECT_NE(chunked.find("HTTP/1.1 200", 5), std::string::npos) << chunked;
+}
+
+// RFC 9112 section 3.2: an HTTP/1.1 request without exactly one Host is a 400.
+TEST(Limits, AnHttp11RequestNeedsExactlyOneHost) {
+  Server& server = Server::shared();
+  std::string none = server.raw("GET /healthz HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(none.rfind("HTTP/1.1 400", 0), 0u) << none;
+  EXPECT_NE(none.find("exactly one Host header"), std::string::npos) << none;
+  std::string two = server.raw("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n");
+  EXPECT_EQ(two.rfind("HTTP/1.1 400", 0), 0u) << two;
+  // HTTP/1.0 has no such rule.
+  std::string old = server.raw("GET /healthz HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(old.rfind("HTTP/1.0 200", 0), 0u) << old;
 }
 
 TEST(Limits, SlowClientDoesNotBlockOthers) {

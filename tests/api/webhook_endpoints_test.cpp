@@ -298,6 +298,10 @@ TEST_P(WebhookEndpoints, CreateRefusesBadFieldsWithTheirPaths) {
   refused({{"url", "ftp://example.com/x"}}, "url", "ftp scheme");
   refused({{"url", "https://user:pass@example.com/"}}, "url", "user info");
   refused({{"url", "https://example.com/#frag"}}, "url", "fragment");
+  // An encoded control character would fail every delivery: refused at registration.
+  refused({{"url", std::string(k_local_url) + "%00x"}}, "url", "encoded NUL");
+  refused({{"url", "https://example.com/a?b=%0d%0aX-Injected:%201"}}, "url", "encoded CR LF");
+  refused({{"url", "https://example.com/%7F"}}, "url", "encoded DEL");
   refused({{"url", "https://10.0.0.1/"}}, "url", "private address");
   refused({{"url", "https://192.168.1.20:8443/"}}, "url", "private address");
   refused({{"url", "http://169.254.169.254/latest/meta-data"}}, "url", "link-local address");

@@ -10,17 +10,61 @@
 #include <ctime>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "core/check.hpp"
 #include "core/crypto.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "core/money.hpp"
+#include "core/result.hpp"
 #include "core/time.hpp"
 #include "domain/idempotency/idempotency.hpp"
+#include "http/request_head.hpp"
 #include "http/router.hpp"
 
 using namespace tesoro;
+
+// A temporary Result's value is a value, not a reference into the temporary: a range-for over
+// f().value() iterates a live object (it was a stack-use-after-scope under ASan).
+static_assert(std::is_same_v<decltype(std::declval<Result<std::vector<int>>>().value()),
+                             std::vector<int>>);
+static_assert(std::is_same_v<decltype(std::declval<Result<std::vector<int>>&>().value()),
+                             std::vector<int>&>);
+static_assert(std::is_same_v<decltype(std::declval<Result<int>>().error()), Error>);
+
+TEST(Result, ATemporarysValueOutlivesIt) {
+  auto make = [] { return Result<std::vector<std::string>>(std::vector<std::string>{"a", "b"}); };
+  std::string joined;
+  for (const std::string& item : make().value()) joined += item;
+  EXPECT_EQ(joined, "ab");
+}
+
+// TESORO_CHECK stays on in Release: a failed invariant logs it and aborts.
+TEST(CheckDeathTest, AFailedCheckLogsAndAborts) {
+  EXPECT_DEATH(TESORO_CHECK(1 + 1 == 3, std::string("the context")),
+               "invariant.failed.*1 \\+ 1 == 3.*the context");
+  int evaluated = 0;
+  TESORO_CHECK(true, (++evaluated, std::string("never built")));
+  EXPECT_EQ(evaluated, 0) << "the context is built only when the check fails";
+}
+
+TEST(RequestHead, HostAndTransferEncodingFollowRfc9112) {
+  using http::head_problem;
+  using http::RequestHead;
+  EXPECT_FALSE(head_problem(RequestHead{11, 1, 0, "", 1}));
+  EXPECT_FALSE(head_problem(RequestHead{11, 1, 1, " Chunked ", 0}));
+  EXPECT_FALSE(head_problem(RequestHead{10, 0, 0, "", 0}));
+  EXPECT_TRUE(head_problem(RequestHead{11, 0, 0, "", 0}));
+  EXPECT_TRUE(head_problem(RequestHead{11, 2, 0, "", 0}));
+  for (std::string_view coding : {"xchunked", "chunked, identity", "gzip", "identity", ""}) {
+    EXPECT_TRUE(head_problem(RequestHead{11, 1, 1, coding, 0})) << coding;
+  }
+  EXPECT_TRUE(head_problem(RequestHead{11, 1, 2, "chunked", 0}));
+  EXPECT_TRUE(head_problem(RequestHead{11, 1, 1, "chunked", 1}));
+  EXPECT_TRUE(head_problem(RequestHead{10, 0, 1, "chunked", 0}));
+}
 
 TEST(Ids, GeneratedIdsMatchThePatternAndDiffer) {
   std::set<std::string> seen;

@@ -3,6 +3,7 @@
 // GET /api/v1/collections/find_successful_by?external_id=.
 #include "api/context.hpp"
 #include "api/lists.hpp"
+#include "api/participant/batch_decoders.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 #include "domain/collections/collections.hpp"
@@ -114,9 +115,11 @@ json::object rejected_json(std::size_t index, const json::value& item, const Err
                       {"errors", std::move(problems)}};
 }
 
-http::Response create(Context& context) {
-  auto parsed = parse_object(context.request.body);
-  if (!parsed) return context.error(parsed.error());
+}  // namespace
+
+Result<CollectionBatch> decode_collection_batch(std::string_view body, const Settings& settings) {
+  auto parsed = parse_object(body);
+  if (!parsed) return std::move(parsed).error();
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   const json::array* items = reader.array("collections", Need::required);
@@ -125,25 +128,35 @@ http::Response create(Context& context) {
     problems.invalid("collections",
                      "must have 1 to " + std::to_string(limits::k_batch_items_max) + " items");
   }
-  if (!problems.empty()) return context.error(problems.to_error());
-  std::vector<Result<collections::NewCollection>> decoded;
-  decoded.reserve(items->size());
+  if (!problems.empty()) return problems.to_error();
+  CollectionBatch batch;
+  batch.items.reserve(items->size());
   for (std::size_t i = 0; i < items->size(); ++i) {
-    decoded.push_back(
-        decode_item((*items)[i], "collections." + std::to_string(i), context.services.settings));
+    batch.items.push_back(decode_item((*items)[i], "collections." + std::to_string(i), settings));
   }
+  batch.document = std::move(parsed).value();
+  return batch;
+}
+
+namespace {
+
+http::Response create(Context& context) {
+  auto batch = decode_collection_batch(context.request.body, context.services.settings);
+  if (!batch) return context.error(batch.error());
+  const std::vector<Result<collections::NewCollection>>& decoded = batch->items;
+  const json::array& items = batch->written();
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     json::array created, duplicated, rejected;
     for (std::size_t i = 0; i < decoded.size(); ++i) {
       const std::string path = "collections." + std::to_string(i);
       if (!decoded[i]) {
-        rejected.push_back(rejected_json(i, (*items)[i], decoded[i].error()));
+        rejected.push_back(rejected_json(i, items[i], decoded[i].error()));
         continue;
       }
       auto outcome = collections::create_collection(tx, context.tenant_id(), decoded[i].value(),
                                                     context.now());
       if (!outcome) {
-        rejected.push_back(rejected_json(i, (*items)[i], under_item(outcome.error(), path)));
+        rejected.push_back(rejected_json(i, items[i], under_item(outcome.error(), path)));
       } else {
         (outcome->created ? created : duplicated)
             .push_back(collections::to_json(outcome->collection));

@@ -3,6 +3,7 @@
 // GET /api/v1/outgoing_transfers/find_successful_by?external_id=.
 #include "api/context.hpp"
 #include "api/lists.hpp"
+#include "api/participant/batch_decoders.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 #include "domain/network/targets.hpp"
@@ -75,7 +76,9 @@ std::string external_id_of(const json::value& item) {
   return external_id && external_id->is_string() ? std::string(external_id->get_string()) : "";
 }
 
-Result<transfers::NewBatch> decode_batch(std::string_view body, const Settings& settings) {
+}  // namespace
+
+Result<transfers::NewBatch> decode_transfer_batch(std::string_view body, const Settings& settings) {
   // The document is read into the NewBatch and let go here: its thousands of values come from
   // one arena, freed at once, instead of one allocation and one free each on the heap.
   json::monotonic_resource arena(body.size() * 2);
@@ -106,8 +109,10 @@ Result<transfers::NewBatch> decode_batch(std::string_view body, const Settings& 
   return input;
 }
 
+namespace {
+
 http::Response create(Context& context) {
-  auto input = decode_batch(context.request.body, context.services.settings);
+  auto input = decode_transfer_batch(context.request.body, context.services.settings);
   if (!input) return context.error(input.error());
   // The items are resolved and their transfers written out in a read snapshot, off the write
   // unit; a preparation that fails (an unknown source) is left to the unit, which answers and

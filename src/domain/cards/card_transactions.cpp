@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "core/check.hpp"
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
 #include "core/limits.hpp"
@@ -144,6 +145,16 @@ void insert_row(store::Tx& tx, const std::string& tenant_id, const CardTransacti
 
 // Writes what a step changed. A transaction that is no longer pending has no expiry.
 void update_row(store::Tx& tx, const std::string& tenant_id, const CardTransaction& t) {
+  // After every step the amounts add up and only a pending transaction holds anything, as
+  // `tesoro verify` checks afterwards (verify_amounts).
+  TESORO_CHECK(t.held_minor >= 0 && t.captured_minor >= 0 && t.reversed_minor >= 0 &&
+                   t.released_minor >= 0 && t.expired_minor >= 0 && t.refunded_minor >= 0 &&
+                   t.refunded_minor <= t.captured_minor &&
+                   (t.state == "pending") == (t.held_minor > 0) &&
+                   t.amount_minor == t.held_minor + t.captured_minor + t.reversed_minor +
+                                         t.released_minor + t.expired_minor,
+               "card transaction " + t.id + " of tenant " + tenant_id + " (" + t.state +
+                   "): its amounts do not add up");
   std::string sql =
       "UPDATE card_transactions SET state = ?, amount = ?, held = ?, captured = ?, "
       "reversed = ?, released = ?, expired = ?, refunded = ?, history = ?, updated_at = ?";

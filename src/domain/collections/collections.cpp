@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/check.hpp"
 #include "core/crypto.hpp"
 #include "core/email.hpp"
 #include "core/ids.hpp"
@@ -175,6 +176,10 @@ void save(store::Tx& tx, const std::string& tenant_id, const Collection& c) {
 void move_to(store::Tx& tx, const std::string& tenant_id, Collection& c, const std::string& state,
              std::optional<std::string> reason, time::Micros now) {
   const bool changed = c.state != state;
+  // paid, discarded and failed are terminal: every caller locked an open collection first.
+  TESORO_CHECK(!changed || !is_terminal(c.state),
+               "collection " + c.id + " of tenant " + tenant_id + " is " + c.state +
+                   ": it cannot become " + state);
   c.state = state;
   c.state_reason = std::move(reason);
   c.updated_at = time::iso(now);
@@ -475,8 +480,11 @@ std::map<KeyName, DirectoryEntry> find_keys(store::Tx& tx, const std::vector<Key
   std::map<std::string, std::set<std::string>> values_by_type;  // each value asked once
   for (const auto& [type, value] : keys) values_by_type[type].insert(value);
   std::map<KeyName, DirectoryEntry> found;
-  for (const auto& [type, value_set] : values_by_type) {
-    const std::vector<std::string> values(value_set.begin(), value_set.end());
+  for (const auto& entry : values_by_type) {
+    // A name, not a structured binding: the lambda below captures it (clang before 16 refuses
+    // to capture a binding).
+    const std::string& type = entry.first;
+    const std::vector<std::string> values(entry.second.begin(), entry.second.end());
     store::query_in(tx,
                     "SELECT key_value, tenant_id, owner_id, state FROM network_keys "
                     "WHERE key_type = ? AND key_value",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/check.hpp"
 #include "core/ids.hpp"
 #include "core/limits.hpp"
 #include "core/money.hpp"
@@ -141,6 +142,12 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
 }
 
 void Journal::store_balance(const AccountKey& key, std::int64_t balance) {
+  // A customer balance never goes below what it holds (nor below zero), nor past the API's
+  // largest amount: check() refused every posting that would, so this is a bug if it fails.
+  TESORO_CHECK(balance >= locked_[key].held && locked_[key].held >= 0 &&
+                   balance <= limits::k_amount_max_minor,
+               "account " + key.id + " of tenant " + key.tenant_id + ": balance " +
+                   std::to_string(balance) + ", held " + std::to_string(locked_[key].held));
   const std::string at = time::iso(now_);
   tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ? "
            "WHERE tenant_id = ? AND id = ?",
@@ -187,6 +194,10 @@ Result<std::vector<EntryResult>> Journal::post_all(const std::string& tenant_id,
 
 void Journal::store_held(const std::string& tenant_id, const std::string& account_id,
                          std::int64_t held) {
+  const Locked& account = locked_[{tenant_id, account_id}];
+  TESORO_CHECK(held >= 0 && held <= account.balance,
+               "account " + account_id + " of tenant " + tenant_id + ": held " +
+                   std::to_string(held) + " of a balance of " + std::to_string(account.balance));
   // The available balance changed: so did the balance's updated_at.
   tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
            "AND id = ?",
@@ -241,6 +252,18 @@ void Journal::write(const std::string& tenant_id, const std::string& kind,
   std::vector<events::Emission> emissions;
   for (std::size_t e = 0; e < entries.size(); ++e) {
     const EntryResult& result = results[e];
+    // Double entry: the postings written balance per currency (check() made sure; this is the
+    // last look before the rows exist).
+    std::map<std::string_view, std::int64_t> sums;
+    for (const Posting& posting : entries[e].postings) {
+      TESORO_CHECK(money::add(sums[posting.currency], posting.amount_minor).has_value(),
+                   "entry " + result.entry_id + " overflows");
+      sums[posting.currency] += posting.amount_minor;
+    }
+    for (const auto& [currency, sum] : sums) {
+      TESORO_CHECK(sum == 0, "entry " + result.entry_id + " of tenant " + tenant_id +
+                                 " does not balance in " + std::string(currency));
+    }
     for (store::Value value : {store::Value(tenant_id), store::Value(result.entry_id),
                                store::Value(kind), store::Value(entries[e].description),
                                store::Value(at)}) {

@@ -19,6 +19,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/check.hpp"
 #include "core/limits.hpp"
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/collections/attempts.hpp"
@@ -150,6 +151,8 @@ void Pass::advance(Moving& m) {
   while (t.next_step_at_micros && *t.next_step_at_micros <= m.tenant_now) {
     const time::Micros at = *t.next_step_at_micros;
     const std::string_view next = rows::next_state(t.state);
+    // Only a moving transfer has a next step: a final one has none scheduled.
+    TESORO_CHECK(!next.empty(), "transfer " + t.id + " is " + t.state + " with a step due");
     if (next == "successful") {
       if (t.sandbox_failure) return finish(m, "failed", t.sandbox_failure, at);
       if (t.creditor_collection_id) {
@@ -180,6 +183,8 @@ void Pass::advance(Moving& m) {
 void Pass::finish(Moving& m, std::string state, std::optional<std::string> reason,
                   time::Micros at) {
   Transfer& t = m.transfer;
+  TESORO_CHECK(!rows::is_final(t.state) && rows::is_final(state),
+               "transfer " + t.id + " is " + t.state + ": it cannot end " + state);
   t.state = std::move(state);
   t.state_reason = std::move(reason);
   t.updated_at = time::iso(at);

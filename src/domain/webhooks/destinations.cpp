@@ -190,6 +190,26 @@ bool is_valid_port(std::string_view port) {
   return value >= 1 && value <= 65535;
 }
 
+// A percent-encoded control character (%00-%1F, %7F) anywhere: no request line may carry one
+// (the HTTP client refuses such a URL at every delivery), so it is refused at registration.
+bool has_encoded_control(std::string_view text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i + 2 < text.size(); ++i) {
+    if (text[i] != '%') continue;
+    const int high = hex(text[i + 1]);
+    const int low = hex(text[i + 2]);
+    if (high < 0 || low < 0) continue;
+    const int byte = high * 16 + low;
+    if (byte < 0x20 || byte == 0x7f) return true;
+  }
+  return false;
+}
+
 // The URL's host in normalized form, or what is wrong with its shape.
 Result<std::string> url_host(const urls::url_view& url) {
   switch (url.host_type()) {
@@ -234,6 +254,9 @@ std::optional<Error> check_url(std::string_view text, const Destinations& destin
   if (url.has_userinfo()) return refuse("must not contain user information (user:password@)");
   if (url.has_fragment()) return refuse("must not have a fragment (#...)");
   if (url.has_port() && !is_valid_port(url.port())) return refuse("the port must be 1 to 65535");
+  if (has_encoded_control(text)) {
+    return refuse("must not contain an encoded control character (%00 to %1F, %7F)");
+  }
   auto host = url_host(url);
   if (!host) return refuse(host.error().errors.front().message);
   if (auto refusal = host_refusal(host.value(), destinations)) return refuse(*refusal);
