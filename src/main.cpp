@@ -181,6 +181,17 @@ int main(int argc, char** argv) {
       ->default_str("50 in sandbox, 200 in production, or twice --rate-limit")
       ->envname("TESORO_RATE_BURST")
       ->check(CLI::PositiveNumber);
+  serve->add_option("--auth-failure-limit", config.auth_failure_rate,
+                    "failed authentications per second per client address, after the burst; 0 "
+                    "turns this limit off (so does --rate-limit 0)")
+      ->envname("TESORO_AUTH_FAILURE_LIMIT")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  serve->add_option("--auth-failure-burst", config.auth_failure_burst,
+                    "failed authentications a client address may make at once")
+      ->envname("TESORO_AUTH_FAILURE_BURST")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   serve->add_option("--workers", config.workers, "handler threads")
       ->envname("TESORO_WORKERS")
       ->check(CLI::Range(1, 1024));

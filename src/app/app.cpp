@@ -145,6 +145,8 @@ App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card
       card_numbers_(std::move(card_numbers)),
       services_{*store_, api_settings(config_), in_flight_, clock_, card_numbers_, card_numbers_},
       rate_limiter_(default_rate(config_), default_burst(config_)),
+      auth_failures_(rate_limiter_.enabled() ? config_.auth_failure_rate : 0,
+                     config_.auth_failure_burst),
       runner_(*store_, clock_) {
   api::Routes all;
   for (api::AddRoutes add_group : api::route_groups()) add_group(all);
@@ -310,10 +312,25 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
   // Credentials first (one indexed read), then one token: from the credential's bucket once
   // known, else from the caller's address. A valid credential is never refused because others
   // behind the same address (a balancer, a NAT) failed; a guesser runs out of tokens and gets
-  // 429 instead of 401.
-  std::optional<Error> denied = authenticate(context, route);
+  // 429 instead of 401. An address that failed too often is refused before any lookup
+  // (AuthFailureGuard), unless its credential worked from there lately.
+  const auto now = std::chrono::steady_clock::now();
+  const std::string& address = context.request.remote_address;
+  const bool guarded =
+      auth_failures_.enabled() && route.rate_limited && !api::is_console_api_path(context.path);
+  const std::string* authorization = context.request.header("authorization");
+  const std::string_view presented = authorization ? std::string_view(*authorization) : "";
+  std::optional<Error> denied;
+  if (const long wait = guarded ? auth_failures_.wait_seconds(address, presented, now) : 0) {
+    denied = errors::rate_limited(wait);
+    denied->errors.front().message = "too many failed authentications from this address; try "
+                                     "again in " + std::to_string(wait) + " seconds";
+    denied->log_fields.emplace_back("auth_reason", "auth_failures_limited");
+  } else {
+    denied = authenticate(context, route);
+  }
   std::optional<RateLimiter::Decision> decision;
-  if (rate_limiter_.enabled() && route.rate_limited) {
+  if (rate_limiter_.enabled() && route.rate_limited && !(denied && denied->status == 429)) {
     decision = rate_limiter_.take(context.principal
                                       ? "credential:" + context.principal->credential_id
                                       : "ip:" + context.request.remote_address,
@@ -338,6 +355,11 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
     response = route.handler(context);
   }
   if (decision) add_rate_headers(response, *decision);
+  if (guarded && response.status == 401) {
+    auth_failures_.failed(address, now);
+  } else if (guarded && context.principal) {
+    auth_failures_.succeeded(address, presented, now);
+  }
   return response;
 }
 

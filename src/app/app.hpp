@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "api/context.hpp"
+#include "app/auth_failures.hpp"
 #include "app/config.hpp"
 #include "app/rate_limiter.hpp"
 #include "http/message.hpp"
@@ -65,6 +66,7 @@ class App {
   api::InFlightKeys in_flight_;
   api::Services services_;
   RateLimiter rate_limiter_;
+  AuthFailureGuard auth_failures_;
   http::Router router_;
   api::Routes routes_;
   workers::Runner runner_;  // after store_: stopped and destroyed before it

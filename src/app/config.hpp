@@ -18,6 +18,10 @@ struct Config {
   std::string environment = "sandbox";  // sandbox | production, fixed at start
   double rate_per_second = -1;          // -1: the environment's default; 0: no limiting
   double rate_burst = -1;
+  // Failed authentications per client address (app::AuthFailureGuard); 0: not limited. Off with
+  // every other limit when rate_per_second is 0.
+  double auth_failure_rate = limits::k_auth_failure_rate_per_second;
+  double auth_failure_burst = limits::k_auth_failure_burst;
   int workers = 0;  // 0: by engine (limits::k_workers_default_sqlite, or the PostgreSQL pool)
   int io_threads = 2;
   int commit_batch_max = static_cast<int>(limits::k_commit_batch_max);  // 1: no group commit

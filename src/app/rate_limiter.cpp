@@ -45,4 +45,15 @@ RateLimiter::Decision RateLimiter::take(const std::string& key,
   return decision;
 }
 
+long RateLimiter::wait_seconds(const std::string& key, std::chrono::steady_clock::time_point now) {
+  Shard& shard = shards_[std::hash<std::string>{}(key) % k_shards];
+  std::lock_guard lock(shard.mutex);
+  auto found = shard.buckets.find(key);
+  if (found == shard.buckets.end()) return 0;  // a bucket not seen is full
+  double elapsed = std::chrono::duration<double>(now - found->second.updated).count();
+  double tokens = std::min(burst_, found->second.tokens + elapsed * per_second_);
+  if (tokens >= 1.0) return 0;
+  return std::max(1L, seconds_until(1.0 - tokens));
+}
+
 }  // namespace tesoro::app

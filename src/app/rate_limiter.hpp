@@ -28,6 +28,8 @@ class RateLimiter {
 
   bool enabled() const { return per_second_ > 0; }
   Decision take(const std::string& key, std::chrono::steady_clock::time_point now);
+  // Seconds until `key`'s bucket has a whole token, without taking one: 0 when it has one now.
+  long wait_seconds(const std::string& key, std::chrono::steady_clock::time_point now);
 
  private:
   struct Bucket {

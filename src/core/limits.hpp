@@ -149,6 +149,14 @@ inline constexpr double k_sandbox_rate_burst = 50;
 inline constexpr double k_production_rate_per_second = 100;
 inline constexpr double k_production_rate_burst = 200;
 inline constexpr std::size_t k_rate_buckets_max = 100'000;
+// Failed authentications per client address (app::AuthFailureGuard): a bucket of 20 failures
+// refilled at one a second. Once it is empty the address's requests are refused (429) before
+// their credential is looked up, except with a credential that authenticated from that address
+// within the last k_auth_known_good_seconds (at most k_auth_known_good_per_address of them).
+inline constexpr double k_auth_failure_rate_per_second = 1;
+inline constexpr double k_auth_failure_burst = 20;
+inline constexpr std::int64_t k_auth_known_good_seconds = 600;
+inline constexpr std::size_t k_auth_known_good_per_address = 8;
 
 // Lists
 inline constexpr std::int64_t k_page_size_min = 10;
@@ -193,8 +201,10 @@ inline constexpr std::size_t k_console_password_max_chars = 256;  // longer inpu
 inline constexpr std::size_t k_console_email_max_chars = 254;     // RFC 5321
 inline constexpr std::size_t k_console_session_token_bytes = 32;
 inline constexpr std::int64_t k_console_session_ttl_seconds = 12 * 3600;
-// Sign-in rate limit: after this many failures for one email, or from one address, within the
-// window (real time), attempts are refused with 429 until the oldest failure leaves the window.
+// Sign-in rate limit (console::sign_in): after this many failures for one email from one
+// address, or from one address for any email, within the window (real time), each further
+// attempt from that address waits 2^(failures - max) seconds after the newest failure, at most
+// the window; 429 meanwhile.
 inline constexpr std::int64_t k_console_failures_per_email_max = 5;
 inline constexpr std::int64_t k_console_failures_per_address_max = 20;
 inline constexpr std::int64_t k_console_failure_window_seconds = 15 * 60;

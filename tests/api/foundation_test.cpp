@@ -753,6 +753,41 @@ TEST(RateLimit, GuessingKeysAndUnknownRoutesAreLimitedByAddress) {
   expect_envelope(last, 429, "rate_limit_exceeded");
 }
 
+// Failed authentications are limited per address (app::AuthFailureGuard): after the burst the
+// address is refused before any credential is looked up, so guessing stops; a credential that
+// worked from that address keeps working, so clients behind the same NAT are not locked out.
+TEST(RateLimit, FailedAuthenticationsAreLimitedPerAddressButWorkingKeysGoOn) {
+  Server server({{"--rate-limit", "1000", "--auth-failure-limit", "0.01", "--auth-failure-burst",
+                  "5"},
+                 true});
+  ASSERT_EQ(server.get("/v1/accounts", {server.bearer_core()}).status, 200);
+  for (int i = 0; i < 5; ++i) {
+    Reply guess = server.get("/v1/accounts", {"Authorization: Bearer sk_sandbox_guess" +
+                                              std::to_string(i)});
+    expect_envelope(guess, 401, "expired_token");
+  }
+  Reply refused = server.get("/v1/accounts", {"Authorization: Bearer sk_sandbox_guess5"});
+  expect_envelope(refused, 429, "rate_limit_exceeded");
+  EXPECT_GE(std::stoi(refused.header("retry-after")), 1);
+  EXPECT_NE(refused.body.find("too many failed authentications from this address"),
+            std::string::npos) << refused.body;
+  // The key that worked from this address still does.
+  EXPECT_EQ(server.get("/v1/accounts", {server.bearer_core()}).status, 200);
+  // Another valid key, never used from here, is refused unread like a guess: otherwise a
+  // guesser would learn which guess is right.
+  std::string tenant(server.credentials().at("tenant_id").as_string());
+  json::object other = json::parse(server.command({"keys", "create", "--tenant", tenant,
+                                                   "--scopes", "ledger:read", "--json"}))
+                           .as_object();
+  Reply unread = server.get("/v1/accounts", {"Authorization: Bearer " +
+                                             std::string(other.at("api_key").as_string())});
+  EXPECT_EQ(unread.status, 429);
+  // The token endpoint's client secrets are guarded the same way.
+  Reply token = server.post("/api/v1/oauth/token",
+                            R"({"grant_type":"client_credentials","client_id":"cli_x","client_secret":"y"})");
+  EXPECT_EQ(token.status, 429);
+}
+
 TEST(Metrics, MethodLabelsComeFromAFixedSet) {
   Server& server = Server::shared();
   server.raw("FROBNICATE /nope HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -22,27 +22,37 @@ struct Candidate {
   std::string environment;
 };
 
-// When sign-ins are refused (429): the seconds until they are allowed again, or nullopt. The
-// `max` newest failures of the window are read; when there are that many, sign-ins are allowed
-// again once the oldest of them leaves the window.
-std::optional<long> seconds_refused(store::Tx& tx, const char* column, const std::string& value,
-                                    std::int64_t max, time::Micros now) {
+// When sign-ins are refused (429): the seconds until they are allowed again, or nullopt. Past
+// `max` failures in the window, each further attempt waits 2^(failures - max) seconds after the
+// newest failure (1, 2, 4, ... at most the window): guessing slows down at once and more with
+// every failure, while a person who mistyped waits a second.
+std::optional<long> seconds_refused(store::Tx& tx, const std::string& condition,
+                                    const store::Params& values, std::int64_t max,
+                                    time::Micros now) {
   const time::Micros window = seconds(limits::k_console_failure_window_seconds);
-  store::Rows newest =
-      tx.query(std::string("SELECT failed_at_micros FROM console_sign_in_failures WHERE ") +
-                   column + " = ? AND failed_at_micros > ? ORDER BY failed_at_micros DESC LIMIT ?",
-               {value, now - window, max});
-  if (static_cast<std::int64_t>(newest.size()) < max) return std::nullopt;
-  time::Micros allowed_at = newest.back().integer(0) + window;
+  store::Params params = values;
+  params.push_back(now - window);
+  auto counted = tx.query_one(
+      "SELECT COUNT(*), MAX(failed_at_micros) FROM console_sign_in_failures WHERE " + condition +
+          " AND failed_at_micros > ?",
+      params);
+  const std::int64_t failures = counted ? counted->integer(0) : 0;
+  if (failures < max) return std::nullopt;
+  const std::int64_t doublings = std::min<std::int64_t>(failures - max, 30);
+  const time::Micros delay = std::min(seconds(std::int64_t{1} << doublings), window);
+  const time::Micros allowed_at = counted->integer(1) + delay;
+  if (now >= allowed_at) return std::nullopt;
   return std::max<long>(1, static_cast<long>((allowed_at - now + seconds(1) - 1) / seconds(1)));
 }
 
-// The later of the two limits, or nullopt when neither refuses.
+// The later of the two limits, or nullopt when neither refuses. Failures count per email and
+// address together, and per address: never per email alone, so that nobody can keep a user out
+// by failing with their email from elsewhere.
 std::optional<long> refusal(store::Tx& tx, const std::string& email, const std::string& address,
                             time::Micros now) {
-  auto by_email =
-      seconds_refused(tx, "email", email, limits::k_console_failures_per_email_max, now);
-  auto by_address = seconds_refused(tx, "remote_address", address,
+  auto by_email = seconds_refused(tx, "email = ? AND remote_address = ?", {email, address},
+                                  limits::k_console_failures_per_email_max, now);
+  auto by_address = seconds_refused(tx, "remote_address = ?", {address},
                                     limits::k_console_failures_per_address_max, now);
   if (!by_email) return by_address;
   if (!by_address) return by_email;
@@ -92,7 +102,8 @@ Outcome record(store::Tx& tx, const std::optional<Candidate>& candidate, bool pa
         {ids::generate("csf"), email, address, now});
     return {};
   }
-  tx.exec("DELETE FROM console_sign_in_failures WHERE email = ?", {email});
+  tx.exec("DELETE FROM console_sign_in_failures WHERE email = ? AND remote_address = ?",
+          {email, address});
   SignedIn signed_in;
   signed_in.token =
       std::string(k_token_prefix) + crypto::random_token(limits::k_console_session_token_bytes);

@@ -6,10 +6,13 @@
 // Its CSRF token is derived from its token (HMAC-SHA256), so nothing more is stored.
 //
 // Failed sign-ins are rows in the database, so every node counts the same ones: after
-// k_console_failures_per_email_max for one email, or k_console_failures_per_address_max from one
-// address, within k_console_failure_window_seconds, sign-in answers 429 until the oldest of them
-// leaves the window. Refused (429) attempts are not counted, and a success clears its email's
-// failures. Nothing here logs a password, a token or a CSRF token.
+// k_console_failures_per_email_max for one email from one address, or
+// k_console_failures_per_address_max from one address, within k_console_failure_window_seconds,
+// each further attempt from that address waits 2^(failures - max) seconds after the newest
+// failure (1, 2, 4, ... at most the window), answered 429 meanwhile. Never per email alone: a
+// stranger failing with a user's email elsewhere cannot keep the user out. Refused (429)
+// attempts are not counted, and a success clears its email's failures from its address.
+// Nothing here logs a password, a token or a CSRF token.
 #include <optional>
 #include <string>
 #include <string_view>
