@@ -243,4 +243,4 @@ class Contract {
   }
 }
 
-module.exports = { Contract, load, resolve, rewrite_refs, k_schemas_id };
+module.exports = { Contract, load, resolve };
