@@ -3,6 +3,9 @@
 //
 //   bench_reference hello PORT [IO_THREADS]
 //     answers every request `200 ok` (keep-alive), on IO_THREADS threads (default 2).
+//   bench_reference approve PORT [IO_THREADS]
+//     the same, answering `200 {"approved":true}` (application/json): a tenant's authorization
+//     endpoint that approves at once (docs/webhooks.md, "Authorization decisioning").
 //   bench_reference group-commit PORT DB_FILE [IO_THREADS]
 //     answers every request after one small row (a 22-character random id and about 200 bytes
 //     of JSON) is committed to DB_FILE (SQLite, WAL, synchronous=FULL) by one writer thread that
@@ -128,6 +131,10 @@ class GroupCommitWriter {
   std::thread thread_;
 };
 
+// What every request is answered (hello: `ok`; approve: a decision).
+std::string g_answer_type = "text/plain";
+std::string g_answer_body = "ok";
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, GroupCommitWriter* writer)
@@ -152,8 +159,8 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.result(http::status::ok);
     response_.version(request_.version());
     response_.keep_alive(request_.keep_alive());
-    response_.set(http::field::content_type, "text/plain");
-    response_.body() = "ok";
+    response_.set(http::field::content_type, g_answer_type);
+    response_.body() = g_answer_body;
     response_.prepare_payload();
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -391,6 +398,11 @@ int insert_transfer_rows(const std::string& path, int batches) {
 
 int main(int argc, char** argv) {
   std::string mode = argc > 2 ? argv[1] : "";
+  if (mode == "approve") {
+    g_answer_type = "application/json";
+    g_answer_body = R"({"approved":true})";
+    mode = "hello";
+  }
   if (mode == "hello") {
     return serve(static_cast<unsigned short>(std::stoi(argv[2])), argc > 3 ? std::stoi(argv[3]) : 2,
                  nullptr);
@@ -403,6 +415,7 @@ int main(int argc, char** argv) {
   if (mode == "transfer-rows" && argc > 3) return insert_transfer_rows(argv[2], std::stoi(argv[3]));
   std::fprintf(stderr,
                "usage: bench_reference hello PORT [IO_THREADS]\n"
+               "       bench_reference approve PORT [IO_THREADS]\n"
                "       bench_reference group-commit PORT DB_FILE [IO_THREADS]\n"
                "       bench_reference transfer-rows DB_FILE BATCHES\n");
   return 2;

@@ -21,6 +21,17 @@ std::string_view Context::param(std::string_view name) const {
   return {};
 }
 
+DetachedContext::DetachedContext(const Context& from)
+    : request(from.request),
+      context(request, from.path, from.query, from.params, from.services, from.request_id) {
+  context.principal = from.principal;
+  context.idempotency = from.idempotency;
+  context.via_console = from.via_console;
+  context.console_session = from.console_session;
+  context.console_csrf_token = from.console_csrf_token;
+  context.response_has_secret = from.response_has_secret;
+}
+
 http::Response Context::error(const Error& error) const {
   return render_error(error, {request_id, request.method, request.target, tenant_id()});
 }

@@ -11,6 +11,7 @@
 #include "api/json.hpp"
 #include "core/clock.hpp"
 #include "core/crypto.hpp"
+#include "core/http_client.hpp"
 #include "core/limits.hpp"
 #include "domain/webhooks/endpoints.hpp"
 #include "domain/auth/credentials.hpp"
@@ -65,6 +66,9 @@ struct Services {
   // The same key seals webhook signing secrets (webhooks::seal_secret binds each to its
   // endpoint), so one key file or TESORO_CARD_KEY covers every secret the database holds.
   const crypto::Sealer& secrets;
+  // Requests to tenants' authorization endpoints, answered on the client's thread
+  // (domain/cards/authorization_decisions.hpp): nothing waits for them but an http::Later.
+  http_client::AsyncClient& authorization_requests;
 };
 
 struct IdempotencyClaim {
@@ -150,6 +154,15 @@ class Context {
   // The same for an fn that runs one statement, which is its own snapshot: on PostgreSQL
   // without BEGIN and COMMIT around it.
   http::Response read_single(const std::function<Result<http::Response>(store::Tx&)>& fn);
+};
+
+// A Context that owns a copy of its request, for work that runs after the handler's call has
+// returned (an answer that comes later: http/later.hpp). Everything the request's handling
+// knew comes along: the principal, the idempotency claim, the console session.
+struct DetachedContext {
+  explicit DetachedContext(const Context& from);
+  http::Request request;
+  Context context;
 };
 
 // none: no credential; core: an API key (/v1); participant: an OAuth access token (/api/v1);

@@ -23,7 +23,8 @@ json::object attempt_json(const webhooks::Attempt& attempt) {
                       {"latency_ms", attempt.latency_ms},
                       {"error", optional_json(attempt.error)},
                       {"next_attempt_at", optional_json(attempt.next_attempt_at)},
-                      {"attempted_at", attempt.attempted_at}};
+                      {"attempted_at", attempt.attempted_at},
+                      {"outcome", optional_json(attempt.outcome)}};
 }
 
 json::object replay_json(const webhooks::Replay& replay) {

@@ -58,6 +58,14 @@ Result<webhooks::NewEndpoint> decode_new_endpoint(std::string_view body, const S
   input.description = reader.string("description", Need::optional, k_description_max_chars);
   input.event_types = read_event_types(reader, problems).value_or(std::vector<std::string>{});
   input.enabled = reader.boolean("enabled", Need::optional).value_or(true);
+  input.authorization_timeout_ms =
+      reader
+          .integer("authorization_timeout_ms", Need::optional, limits::k_authorization_timeout_ms_min,
+                   limits::k_authorization_timeout_ms_max)
+          .value_or(limits::k_authorization_timeout_ms_default);
+  input.authorization_fallback =
+      reader.one_of("authorization_fallback", Need::optional, webhooks::authorization_fallbacks())
+          .value_or("decline");
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();
   return input;
@@ -70,7 +78,8 @@ Result<webhooks::EndpointPatch> decode_patch(std::string_view body, const Settin
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   webhooks::EndpointPatch patch;
-  for (const char* key : {"url", "event_types", "enabled"}) {
+  for (const char* key :
+       {"url", "event_types", "enabled", "authorization_timeout_ms", "authorization_fallback"}) {
     if (reader.is_null(key)) problems.invalid(key, "must not be null");
   }
   patch.url = read_url(reader, Need::optional, settings, problems);
@@ -79,6 +88,11 @@ Result<webhooks::EndpointPatch> decode_patch(std::string_view body, const Settin
   if (description.has_value()) patch.description.emplace(description.value());
   patch.event_types = read_event_types(reader, problems);
   patch.enabled = reader.boolean("enabled", Need::optional);
+  patch.authorization_timeout_ms =
+      reader.integer("authorization_timeout_ms", Need::optional,
+                     limits::k_authorization_timeout_ms_min, limits::k_authorization_timeout_ms_max);
+  patch.authorization_fallback =
+      reader.one_of("authorization_fallback", Need::optional, webhooks::authorization_fallbacks());
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();
   return patch;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 
@@ -19,6 +20,7 @@
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 #include "domain/webhooks/dispatcher.hpp"
+#include "http/later.hpp"
 
 namespace tesoro::app {
 namespace {
@@ -137,13 +139,94 @@ workers::PeriodicWorker expiry_worker(std::string name, std::string log_event, i
       }};
 }
 
+// What every answer gets on its way out (App::handle): its request id, the console's headers, a
+// count and a log line. Views of the request's strings.
+struct AnswerNote {
+  std::string_view request_id;
+  std::string_view method;
+  std::string_view target;
+  std::string_view path;
+  std::string_view route;
+  std::string_view tenant_id;
+  std::string_view remote;
+  bool console_request = false;
+  bool console_page = false;
+  std::chrono::steady_clock::time_point started;
+};
+
+void finish_answer(const AnswerNote& note, http::Response& answer) {
+  answer.set_header("X-Request-Id", std::string(note.request_id));
+  if (note.console_request) api::add_console_headers(answer, !note.console_page);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - note.started).count();
+  metrics::count_request(note.route, method_label(note.method), answer.status, seconds);
+  if (log::enabled(log::Level::info)) {
+    log::write(log::Level::info, "request",
+               {{"request_id", note.request_id},
+                {"method", note.method},
+                {"path", api::loggable_path(note.path)},  // no secret of a path (tokens)
+                {"route", note.route},
+                {"status", answer.status},
+                {"duration_ms", std::round(seconds * 1e6) / 1e3},  // microsecond precision
+                {"tenant_id", note.tenant_id},
+                {"remote", note.remote}});
+  }
+}
+
+// An AnswerNote that owns its strings, for an answer that comes after the request's call.
+class OwnedNote {
+ public:
+  explicit OwnedNote(const AnswerNote& note)
+      : strings_{std::string(note.request_id), std::string(note.method), std::string(note.target),
+                 std::string(note.path),       std::string(note.route),  std::string(note.tenant_id),
+                 std::string(note.remote)},
+        note_(note) {}
+  OwnedNote(const OwnedNote& other) : strings_(other.strings_), note_(other.note_) {}
+  AnswerNote note() const {
+    AnswerNote out = note_;
+    out.request_id = strings_[0];
+    out.method = strings_[1];
+    out.target = strings_[2];
+    out.path = strings_[3];
+    out.route = strings_[4];
+    out.tenant_id = strings_[5];
+    out.remote = strings_[6];
+    return out;
+  }
+
+ private:
+  std::array<std::string, 7> strings_;
+  AnswerNote note_;  // its views are replaced by strings_'s in note()
+};
+
+// The answer to the exception being handled (call it in a catch block): 503 when the store is
+// unavailable, else 500; the failure is logged, the client sees no detail of it.
+http::Response failure_response(const api::ErrorScope& scope) {
+  try {
+    throw;
+  } catch (const store::StoreError& failure) {
+    log::write(log::Level::error, "store.failure",
+               {{"request_id", scope.request_id}, {"what", failure.what()}});
+    return api::render_error(failure.unavailable() ? errors::unavailable() : errors::internal(),
+                             scope);
+  } catch (const std::exception& failure) {
+    log::write(log::Level::error, "request.exception",
+               {{"request_id", scope.request_id}, {"what", failure.what()}});
+  } catch (...) {
+    log::write(log::Level::error, "request.exception", {{"request_id", scope.request_id}});
+  }
+  return api::render_error(errors::internal(), scope);
+}
+
 }  // namespace
 
 App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card_numbers)
     : config_(std::move(config)),
       store_(std::move(store)),
       card_numbers_(std::move(card_numbers)),
-      services_{*store_, api_settings(config_), in_flight_, clock_, card_numbers_, card_numbers_},
+      services_{*store_,         api_settings(config_), in_flight_,
+                clock_,          card_numbers_,         card_numbers_,
+                authorization_requests_},
       rate_limiter_(default_rate(config_), default_burst(config_)),
       auth_failures_(rate_limiter_.enabled() ? config_.auth_failure_rate : 0,
                      config_.auth_failure_burst),
@@ -206,32 +289,30 @@ http::Response App::handle(http::Request& request) {
       }
       if (decision) add_rate_headers(response, *decision);
     }
-  } catch (const store::StoreError& failure) {
-    log::write(log::Level::error, "store.failure",
-               {{"request_id", request_id}, {"what", failure.what()}});
-    response = context.error(failure.unavailable() ? errors::unavailable() : errors::internal());
-  } catch (const std::exception& failure) {
-    log::write(log::Level::error, "request.exception",
-               {{"request_id", request_id}, {"what", failure.what()}});
-    response = context.error(errors::internal());
+  } catch (...) {
+    response = failure_response({request_id, request.method, request.target, context.tenant_id()});
   }
-  response.set_header("X-Request-Id", request_id);
-  if (console_request) api::add_console_headers(response, !console_page);
-
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  metrics::count_request(route_label, method_label(request.method), response.status, seconds);
-  if (log::enabled(log::Level::info)) {
-    log::write(log::Level::info, "request",
-               {{"request_id", request_id},
-                {"method", request.method},
-                {"path", api::loggable_path(path)},  // no secret of a path (tokens)
-                {"route", route_label},
-                {"status", response.status},
-                {"duration_ms", std::round(seconds * 1e6) / 1e3},  // microsecond precision
-                {"tenant_id", context.tenant_id()},
-                {"remote", request.remote_address}});
+  const std::string tenant_id = context.tenant_id();
+  const AnswerNote note{request_id, request.method, request.target,         path,
+                        route_label, tenant_id,      request.remote_address, console_request,
+                        console_page, started};
+  if (response.later) {
+    // An answer that comes later (http/later.hpp) gets the same when it comes, and its work the
+    // same catch as here.
+    response.later->then([kept = OwnedNote(note)](http::Response& answer) {
+      finish_answer(kept.note(), answer);
+    });
+    response.later->guard([kept = OwnedNote(note)](const http::Later::Work& work) {
+      try {
+        return work();
+      } catch (...) {
+        const AnswerNote& at = kept.note();
+        return failure_response({at.request_id, at.method, at.target, at.tenant_id});
+      }
+    });
+    return response;
   }
+  finish_answer(note, response);
   return response;
 }
 
@@ -354,7 +435,11 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
   } else {
     response = route.handler(context);
   }
-  if (decision) add_rate_headers(response, *decision);
+  if (decision && response.later) {
+    response.later->then([decision](http::Response& answer) { add_rate_headers(answer, *decision); });
+  } else if (decision) {
+    add_rate_headers(response, *decision);
+  }
   if (guarded && response.status == 401) {
     auth_failures_.failed(address, now);
   } else if (guarded && context.principal) {
@@ -375,9 +460,12 @@ http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& 
   if (found.ok() && found.value()) return context.answer_stored(*found.value());
   std::string claim = tenant_id + "\n" + key;
   if (!in_flight_.try_claim(claim)) return context.error(errors::idempotency_key_in_use());
-  ClaimGuard guard{in_flight_, std::move(claim)};
+  std::shared_ptr<ClaimGuard> guard(new ClaimGuard{in_flight_, std::move(claim)});
   context.idempotency = api::IdempotencyClaim{key, fingerprint};
-  return route.handler(context);
+  http::Response response = route.handler(context);
+  // An answer that comes later keeps the key claimed until it is known.
+  if (response.later) response.later->then([guard](http::Response&) {});
+  return response;
 }
 
 http::Response App::render_transport_error(const Error& error, const http::Request& request) {
@@ -489,6 +577,7 @@ void App::add_webhook_workers() {
 
 void App::stop_background() {
   stopping_ = true;
+  authorization_requests_.stop();  // what waits on an endpoint is answered as its fallback says
   runner_.stop();
   store_->stop();
 }

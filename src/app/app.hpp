@@ -15,6 +15,8 @@
 #include "http/message.hpp"
 #include "http/router.hpp"
 #include "core/clock.hpp"
+#include "core/http_client.hpp"
+#include "core/limits.hpp"
 #include "core/crypto.hpp"
 #include "store/store.hpp"
 #include "workers/runner.hpp"
@@ -64,6 +66,9 @@ class App {
   time::SystemClock clock_;  // before services_, which refers to it
   crypto::Sealer card_numbers_;  // likewise
   api::InFlightKeys in_flight_;
+  // Requests to tenants' authorization endpoints, on a thread of their own
+  // (domain/cards/authorization_decisions.hpp).
+  http_client::AsyncClient authorization_requests_{limits::k_authorization_requests_in_flight_max};
   api::Services services_;
   RateLimiter rate_limiter_;
   AuthFailureGuard auth_failures_;

@@ -80,6 +80,8 @@ constexpr ErrorKind k_catalog[] = {
      "the amount is larger than what the card transaction has open", ""},
     {spending_limit_exceeded, "spending_limit_exceeded", 422,
      "the amount would exceed a spending limit of the card", ""},
+    {authorization_declined, "authorization_declined", 422,
+     "the tenant's authorization endpoint did not approve the increment", ""},
     {spending_control_in_use, "spending_control_in_use", 409,
      "the spending control is still assigned to a card or a configuration group", ""},
     {invalid_client, "invalid_client", 401, "client authentication failed", ""},

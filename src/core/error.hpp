@@ -64,6 +64,7 @@ enum class ErrorCode {
   card_transaction_invalid_state,
   amount_exceeds_authorization,
   spending_limit_exceeded,
+  authorization_declined,
   spending_control_in_use,
   // OAuth token endpoint (RFC 6749 section 5.2).
   invalid_client,

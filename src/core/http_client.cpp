@@ -301,6 +301,125 @@ void Multi::abandon_all() {
   for (auto& slot : slots_) slot->free_lists();
 }
 
+void Multi::wakeup() { curl_multi_wakeup(static_cast<CURLM*>(multi_)); }
+
+AsyncClient::AsyncClient(std::size_t slots) : multi_(slots), in_flight_(slots) {
+  thread_ = std::thread([this] { run(); });
+}
+
+AsyncClient::~AsyncClient() { stop(); }
+
+void AsyncClient::submit(Request request, std::function<void(Response)> done) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      waiting_.push_back({std::move(request), std::move(done), std::chrono::steady_clock::now()});
+      done = nullptr;
+    }
+  }
+  if (done) {  // stopped: answered at once
+    Response stopped;
+    stopped.error = "stopped";
+    done(std::move(stopped));
+    return;
+  }
+  wake_.notify_one();
+  multi_.wakeup();
+}
+
+void AsyncClient::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  multi_.wakeup();
+  if (thread_.joinable()) thread_.join();
+}
+
+void AsyncClient::run() {
+  using Clock = std::chrono::steady_clock;
+  auto answer = [](std::function<void(Response)>& done, Response response) {
+    auto call = std::move(done);
+    done = nullptr;
+    call(std::move(response));
+  };
+  auto expired = [](const Waiting& item, Clock::time_point now) {
+    return item.submitted + std::chrono::milliseconds(item.request.timeout_ms) <= now;
+  };
+  auto timed_out = [](const Waiting& item, Clock::time_point now) {
+    Response late;
+    late.timed_out = true;
+    late.error = "timed out after " + std::to_string(item.request.timeout_ms) + " ms";
+    late.latency_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - item.submitted).count();
+    return late;
+  };
+  std::vector<std::size_t> free_slots;
+  for (std::size_t slot = in_flight_.size(); slot-- > 0;) free_slots.push_back(slot);
+  for (;;) {
+    std::vector<Waiting> starting;
+    std::vector<Waiting> late;  // their time ran out while they waited for a slot
+    bool stopping = false;
+    {
+      std::unique_lock lock(mutex_);
+      if (multi_.running() == 0) {
+        wake_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
+      }
+      stopping = stopping_;
+      while (!waiting_.empty() && (stopping || starting.size() < free_slots.size())) {
+        starting.push_back(std::move(waiting_.front()));
+        waiting_.pop_front();
+      }
+      const Clock::time_point now = Clock::now();
+      for (auto item = waiting_.begin(); item != waiting_.end();) {
+        if (!expired(*item, now)) {
+          ++item;
+          continue;
+        }
+        late.push_back(std::move(*item));
+        item = waiting_.erase(item);
+      }
+    }
+    if (stopping) {
+      multi_.abandon_all();
+      Response stopped;
+      stopped.error = "stopped";
+      for (auto& done : in_flight_) {
+        if (done) answer(done, stopped);
+      }
+      for (Waiting& item : starting) answer(item.done, stopped);
+      return;
+    }
+    const Clock::time_point now = Clock::now();
+    for (Waiting& item : late) answer(item.done, timed_out(item, now));
+    for (Waiting& item : starting) {
+      const std::int64_t remaining =
+          item.request.timeout_ms -
+          std::chrono::duration_cast<std::chrono::milliseconds>(now - item.submitted).count();
+      if (remaining <= 0) {
+        answer(item.done, timed_out(item, now));
+        continue;
+      }
+      const std::size_t slot = free_slots.back();
+      free_slots.pop_back();
+      item.request.timeout_ms = remaining;
+      multi_.start(slot, item.request);
+      in_flight_[slot] = std::move(item.done);
+    }
+    bool queued = false;
+    {
+      std::lock_guard lock(mutex_);
+      queued = !waiting_.empty();
+    }
+    // While requests wait for a slot, they are looked at often enough for their timeouts.
+    for (auto& [slot, response] : multi_.poll(queued ? 10 : 1000)) {
+      answer(in_flight_[slot], std::move(response));
+      free_slots.push_back(slot);
+    }
+  }
+}
+
 std::optional<time::Micros> parse_retry_after(std::string_view value, time::Micros real_now) {
   value = trim(value);
   if (value.empty()) return std::nullopt;

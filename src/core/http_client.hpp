@@ -7,8 +7,14 @@
 // the request then connects to those addresses only (CURLOPT_RESOLVE), so DNS cannot answer
 // differently between the check and the connection. Redirects are never followed, proxies from
 // the environment are never used, and only http and https are spoken.
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +79,8 @@ class Multi {
   std::size_t running() const { return running_; }
   // Drops every request in flight (their slots become idle, nothing is reported).
   void abandon_all();
+  // Makes a poll() under way (or the next one) return at once. Any thread may call it.
+  void wakeup();
 
   struct Slot;  // one easy handle and its request's state (http_client.cpp)
 
@@ -80,6 +88,40 @@ class Multi {
   void* multi_ = nullptr;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::size_t running_ = 0;
+};
+
+// Requests on a thread of their own: submit() returns at once, and `done` is called on that
+// thread with the response, so that any number of requests waiting on slow servers hold one
+// thread and nothing else. The slots of one Multi share curl's connection cache, so requests
+// to one server reuse its connections. At most `slots` requests are in flight; more wait their
+// turn, their timeout counting from submit() (one whose time ran out while it waited is answered
+// timed out without being sent). `done` must not block: it hands the response on.
+class AsyncClient {
+ public:
+  explicit AsyncClient(std::size_t slots);
+  ~AsyncClient();  // stop()
+  AsyncClient(const AsyncClient&) = delete;
+  AsyncClient& operator=(const AsyncClient&) = delete;
+
+  void submit(Request request, std::function<void(Response)> done);
+  // Ends the thread. What is in flight or waiting is answered with the error "stopped".
+  void stop();
+
+ private:
+  struct Waiting {
+    Request request;
+    std::function<void(Response)> done;
+    std::chrono::steady_clock::time_point submitted;
+  };
+  void run();
+
+  Multi multi_;
+  std::vector<std::function<void(Response)>> in_flight_;  // by slot; empty: the slot is free
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Waiting> waiting_;  // guarded by mutex_
+  bool stopping_ = false;        // guarded by mutex_
+  std::thread thread_;
 };
 
 // The delay a Retry-After value asks for, from `real_now`: delta seconds ("120") or an HTTP

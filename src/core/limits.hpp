@@ -181,6 +181,16 @@ inline constexpr std::int64_t k_webhook_timeout_ms = 15000;  // one delivery att
 inline constexpr std::int64_t k_webhook_lease_seconds = 60;
 inline constexpr std::int64_t k_webhook_response_body_max_bytes = 1024;  // kept in the log's error
 inline constexpr std::int64_t k_webhook_fanout_batch_max = 500;  // events per fan-out unit
+// Authorization decisioning by the tenant (domain/cards/authorization_decisions.hpp): what an
+// endpoint's authorization_timeout_ms may be, the decision answer's size and reason, and how
+// many requests one node keeps in flight (on one thread, curl multi); more wait their turn
+// within their own timeout.
+inline constexpr std::int64_t k_authorization_timeout_ms_min = 100;
+inline constexpr std::int64_t k_authorization_timeout_ms_max = 10000;
+inline constexpr std::int64_t k_authorization_timeout_ms_default = 2000;
+inline constexpr std::size_t k_authorization_reason_max_chars = 200;
+inline constexpr std::size_t k_authorization_answer_max_bytes = 4096;
+inline constexpr std::size_t k_authorization_requests_in_flight_max = 4096;
 
 // The console (docs/console.md). Passwords are hashed with scrypt (memory-hard): N = 2^15,
 // r = 8, p = 1 takes 128 * r * N = 32 MiB and tens of milliseconds per hash, twice the memory

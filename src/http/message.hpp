@@ -1,5 +1,6 @@
 #pragma once
 // HTTP request and response as the rest of the server sees them: plain values, no Beast types.
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -8,6 +9,8 @@
 namespace tesoro::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
+
+class Later;  // http/later.hpp
 
 struct Request {
   std::string method;  // upper case, as sent
@@ -36,6 +39,8 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   Headers headers;
+  // Set when the answer comes later (http/later.hpp): the rest of this Response is then unused.
+  std::shared_ptr<Later> later;
 
   void set_header(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));

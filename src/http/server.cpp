@@ -17,6 +17,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "core/thread_priority.hpp"
+#include "http/later.hpp"
 #include "http/request_head.hpp"
 #include "http/worker_pool.hpp"
 
@@ -162,7 +163,7 @@ class Session : public std::enable_shared_from_this<Session> {
     server_.in_flight.fetch_add(1);
     metrics::add_in_flight(1);
     if (server_.handlers.runs_inline && server_.handlers.runs_inline(request)) {
-      return write(server_.handlers.handle(request), true);
+      return answer(server_.handlers.handle(request), true);
     }
     const bool bulk = server_.bulk_workers && server_.handlers.is_bulk &&
                       server_.handlers.is_bulk(request);
@@ -172,17 +173,34 @@ class Session : public std::enable_shared_from_this<Session> {
       } else {
         Server::Impl::thread_starting("http-worker", {});
       }
-      Response response = self->server_.handlers.handle(request);
-      asio::post(self->stream_.get_executor(),
-                 [self, response = std::move(response)]() mutable {
-                   self->write(std::move(response), true);
-                 });
+      self->answer(self->server_.handlers.handle(request), false);
     };
     if (bulk) {
       server_.bulk_workers->post(std::move(work));
     } else {
       server_.workers.post(std::move(work));
     }
+  }
+
+  // A handler's answer, from the thread it ran on: written on the connection's strand, or, for
+  // an answer that comes later (http/later.hpp), when it comes. Meanwhile the request counts as
+  // in flight, so a shutdown waits for it within its grace.
+  void answer(Response&& response, bool on_strand) {
+    if (std::shared_ptr<Later> later = std::move(response.later)) {
+      later->begin(
+          [pool = &server_.workers](std::function<void()> work) { pool->post(std::move(work)); },
+          [self = shared_from_this()](Response done) {
+            asio::post(self->stream_.get_executor(), [self, done = std::move(done)]() mutable {
+              self->write(std::move(done), true);
+            });
+          });
+      return;
+    }
+    if (on_strand) return write(std::move(response), true);
+    asio::post(stream_.get_executor(), [self = shared_from_this(),
+                                         response = std::move(response)]() mutable {
+      self->write(std::move(response), true);
+    });
   }
 
   Request to_request(bhttp::request<bhttp::string_body>&& message) {

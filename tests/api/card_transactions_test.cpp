@@ -214,8 +214,9 @@ TEST(CardTransactions, BodiesAreBoostJsonsTextInTheContractsKeyOrder) {
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "id", "card_id", "type", "state", "amount", "held_amount", "captured_amount",
                       "reversed_amount", "released_amount", "expired_amount", "refunded_amount",
-                      "channel", "merchant", "decline_reason", "iso8583_code", "declined_by",
-                      "history", "expires_at", "inserted_at", "updated_at"}));
+                      "channel", "merchant", "decline_reason", "decline_reason_detail",
+                      "iso8583_code", "declined_by", "decision", "history", "expires_at",
+                      "inserted_at", "updated_at"}));
   Reply declined = authorize(server, card, body);  // 600 more than the 400 left
   ASSERT_EQ(declined.status, 201) << declined.body;
   EXPECT_EQ(declined.body, json::serialize(declined.json()));

@@ -1,9 +1,13 @@
 #include "webhook_receiver.hpp"
 
+#include <gtest/gtest.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -221,6 +225,58 @@ void WebhookReceiver::serve(int fd) {
     response += "Content-Type: text/plain\r\n\r\n" + answer.body;
     if (!send_all(fd, response)) return static_cast<void>(::close(fd));
   }
+}
+
+// --- Standard Webhooks, with nothing of the server's code --------------------------------------
+
+std::string base64_encode(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()),
+                          static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+std::string base64_decode(const std::string& text) {
+  std::string out(3 * text.size() / 4 + 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return "";
+  std::size_t padding = 0;
+  for (auto it = text.rbegin(); it != text.rend() && *it == '='; ++it) ++padding;
+  out.resize(static_cast<std::size_t>(n) - padding);
+  return out;
+}
+
+static std::string hmac_sha256(const std::string& key, const std::string& data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
+  return std::string(reinterpret_cast<char*>(digest), length);
+}
+
+// The signature the specification computes: the key is the base64 after `whsec_`, the signed
+// content "<webhook-id>.<webhook-timestamp>.<body>", one "v1,<base64>" per secret.
+bool signed_with(const std::string& secret, const harness::ReceivedRequest& request) {
+  EXPECT_EQ(secret.rfind("whsec_", 0), 0u) << secret;
+  const std::string key = base64_decode(secret.substr(6));
+  EXPECT_EQ(key.size(), 32u);
+  const std::string expected =
+      "v1," + base64_encode(hmac_sha256(key, request.header("webhook-id") + "." +
+                                                 request.header("webhook-timestamp") + "." +
+                                                 request.body));
+  std::string header = request.header("webhook-signature");
+  std::size_t start = 0;
+  while (start <= header.size()) {
+    std::size_t space = header.find(' ', start);
+    if (space == std::string::npos) space = header.size();
+    if (header.substr(start, space - start) == expected) return true;
+    start = space + 1;
+  }
+  return false;
 }
 
 }  // namespace harness

@@ -78,4 +78,10 @@ class WebhookReceiver {
   std::vector<std::thread> connections_;
 };
 
+// Standard Webhooks (v1) with OpenSSL alone, nothing of the server's code: base64, and whether
+// `request` carries a valid signature of `secret` (whsec_...) among its webhook-signature values.
+std::string base64_encode(const std::string& bytes);
+std::string base64_decode(const std::string& text);
+bool signed_with(const std::string& secret, const ReceivedRequest& request);
+
 }  // namespace harness

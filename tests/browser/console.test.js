@@ -305,6 +305,57 @@ test('funds an account, issues a card and authorizes purchases (one declined, wi
   await check(page, 'card');
 });
 
+test("an endpoint decides card authorizations: its settings set here, each decision shown", async () => {
+  const { page } = owner;
+  const decider = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify({ approved: false, reason: 'not on a weekday' }));
+    });
+  });
+  await new Promise((resolve) => decider.listen(0, '127.0.0.1', resolve));
+  try {
+    const made = await console_api(page, 'POST', '/v1/webhook_endpoints', { body: {
+      url: `http://127.0.0.1:${decider.address().port}/decide`, event_types: ['card_authorization.request'],
+    } });
+    assert.equal(made.status, 201);
+    await visit(page, server.base_url, `/webhooks/${made.body.id}`, 'Webhook endpoint');
+    assert.match(await page.locator('main').innerText(), /decides the card authorizations/);
+    await page.fill('input[name=authorization_timeout_ms]', '1500');
+    await page.selectOption('select[name=authorization_fallback]', 'approve');
+    await page.click('button:has-text("Save")');
+    await page.locator('dd', { hasText: '1500 ms' }).waitFor();
+    await check(page, 'webhook-authorizations');
+    const saved = (await console_api(page, 'GET', `/v1/webhook_endpoints/${made.body.id}`)).body;
+    assert.equal(saved.authorization_timeout_ms, 1500);
+    assert.equal(saved.authorization_fallback, 'approve');
+
+    const declined = await console_api(page, 'POST', `/v1/sandbox/cards/${state.card_id}/authorizations`, { body: {
+      amount: { amount: 100000, currency: 'COP' },
+      merchant: { name: 'Weekend Shop', mcc: '5411', mid: 'W1', country: 'CO' },
+      channel: 'online_purchase',
+    } });
+    assert.equal(declined.status, 201);
+    assert.equal(declined.body.decision.by, 'endpoint');
+    const card = (await console_api(page, 'GET', `/v1/cards/${state.card_id}`)).body;
+    await visit(page, server.base_url, `/cards/${state.card_id}`, `Card •••• ${card.last_four}`);
+    const row = page.locator('#transaction-list tr', { hasText: 'Weekend Shop' });
+    assert.match(await row.locator('td[data-label="Decided by"]').innerText(), /Your endpoint: declined in \d+ ms/);
+    assert.match(await row.locator('td[data-label="Decline reason"]').innerText(), /not on a weekday/);
+    const earlier = page.locator('#transaction-list tr', { hasText: 'authorization approved' }).first();
+    assert.equal((await earlier.locator('td[data-label="Decided by"]').innerText()).trim(), 'Tesoro');
+    await check(page, 'card-decisions');
+
+    await visit(page, server.base_url, `/webhooks/${made.body.id}`, 'Webhook endpoint');
+    await page.locator('#delivery-list td', { hasText: 'webhook declined' }).waitFor();
+    assert.equal(await page.locator('#delivery-list button', { hasText: 'Replay' }).count(), 0);
+    assert.equal((await console_api(page, 'DELETE', `/v1/webhook_endpoints/${made.body.id}`)).status, 204);
+  } finally {
+    await new Promise((resolve) => decider.close(resolve));
+  }
+});
+
 test('sends a transfer to a key and follows its batch, state and timemarks', async () => {
   const { page } = owner;
   const originator = server.first.tenant_account_ids[1];

@@ -610,3 +610,97 @@ TEST_P(CardTransactionsTest, ConcurrentAuthorizationsNeverHoldMoreThanTheBalance
 }
 
 TESORO_ON_BOTH_ENGINES(CardTransactionsTest);
+
+// ---- Decisions by the tenant's endpoint (domain/cards/authorization_decisions.hpp) ----------
+
+namespace {
+
+cards::TenantDecision tenant_decision(bool approved, const std::string& by,
+                                      const std::string& reason,
+                                      std::optional<std::string> detail = std::nullopt) {
+  return {"whe_decisionsendpointAAAA", approved, by, reason, std::move(detail), 42};
+}
+
+}  // namespace
+
+TEST_P(CardTransactionsTest, TheTenantsDecisionAppliesOnlyAfterTesorosOwnChecks) {
+  cards::AuthorizationRequest request{1'000, "COP", {"online_purchase", {"Acme", "5812", "M1", "CO"}}};
+  auto decide = [&](const cards::TenantDecision& decision, std::int64_t amount,
+                    const std::string& id = "") {
+    request.amount_minor = amount;
+    return temp->store->write<cards::CardTransaction>([&](store::Tx& tx) {
+      return cards::authorize(tx, k_tenant, card.id, request, now, &decision, id);
+    });
+  };
+  // The endpoint approved: approved, the id it was told kept, the decision shown.
+  auto approved = decide(tenant_decision(true, "endpoint", "webhook_approved"), 1'000,
+                         "ctx_decisionstestidAAAAAA");
+  expect_approved(approved);
+  EXPECT_EQ(approved->id, "ctx_decisionstestidAAAAAA");
+  EXPECT_EQ(approved->decision.by, "endpoint");
+  EXPECT_EQ(approved->decision.reason, "webhook_approved");
+  EXPECT_EQ(approved->decision.webhook_endpoint_id, "whe_decisionsendpointAAAA");
+  EXPECT_EQ(approved->decision.duration_ms, 42);
+  // Declined by it, with its reason; a timeout or an error falls back (decline: 91).
+  auto declined = decide(tenant_decision(false, "endpoint", "webhook_declined", "no"), 1'000);
+  expect_declined(declined, "webhook_declined", "05");
+  EXPECT_EQ(declined->decline_reason_detail, "no");
+  auto timed_out = decide(tenant_decision(false, "fallback", "webhook_timeout"), 1'000);
+  expect_declined(timed_out, "webhook_timeout", "91");
+  EXPECT_EQ(timed_out->decision.by, "fallback");
+  auto fallback_approved = decide(tenant_decision(true, "fallback", "webhook_error"), 1'000);
+  expect_approved(fallback_approved);
+  EXPECT_EQ(fallback_approved->decision.reason, "webhook_error");
+  // Approved by the endpoint, but the money went meanwhile: Tesoro's decline, the endpoint shown.
+  auto poor = decide(tenant_decision(true, "endpoint", "webhook_approved"), 9'000);
+  expect_declined(poor, "insufficient_funds", "51");
+  EXPECT_EQ(poor->decision.by, "tesoro");
+  EXPECT_EQ(poor->decision.webhook_endpoint_id, "whe_decisionsendpointAAAA");
+  EXPECT_FALSE(poor->decline_reason_detail);
+  EXPECT_EQ(prepaid().held, 2'000);  // the two approvals only
+  // Read back, the decision is the one written; one without a decision is Tesoro's.
+  auto read = temp->store->read<cards::CardTransaction>([&](store::Tx& tx) {
+    return cards::get_card_transaction(tx, k_tenant, declined->id);
+  });
+  EXPECT_EQ(read->decision.reason, "webhook_declined");
+  EXPECT_EQ(read->decline_reason_detail, "no");
+  auto plain = authorize(500);
+  expect_approved(plain);
+  EXPECT_EQ(plain->decision.by, "tesoro");
+  EXPECT_EQ(plain->decision.reason, "approved");
+  EXPECT_FALSE(plain->decision.webhook_endpoint_id);
+  EXPECT_FALSE(plain->decision.duration_ms);
+}
+
+TEST_P(CardTransactionsTest, WhatIsPutToTheEndpointIsWhatTesoroWouldApprove) {
+  auto check = [&](std::int64_t amount, const std::string& channel) {
+    cards::AuthorizationRequest request{amount, "COP", {channel, {"Acme", "5812", "M1", "CO"}}};
+    return temp->store->read<bool>([&](store::Tx& tx) -> Result<bool> {
+      return cards::approvable_authorization(tx, k_tenant, card.id, request, now).has_value();
+    }).value();
+  };
+  EXPECT_TRUE(check(10'000, "online_purchase"));
+  EXPECT_FALSE(check(10'001, "online_purchase"));  // more than the balance
+  EXPECT_FALSE(check(100, "atm_withdrawal"));      // a virtual card's impossible channel
+  auto held = authorize(4'000);
+  expect_approved(held);
+  EXPECT_FALSE(check(6'001, "online_purchase"));  // what is held is not available
+  auto incrementable = [&](std::int64_t amount, std::optional<std::string> currency) {
+    return temp->store->read<bool>([&](store::Tx& tx) -> Result<bool> {
+      return cards::incrementable(tx, k_tenant, held->id, amount, currency, now).has_value();
+    }).value();
+  };
+  EXPECT_TRUE(incrementable(6'000, "COP"));
+  EXPECT_FALSE(incrementable(6'001, std::nullopt));
+  EXPECT_FALSE(incrementable(0, std::nullopt));
+  EXPECT_FALSE(incrementable(10, "USD"));
+  // An increment the endpoint declines is a 422 and changes nothing.
+  const cards::TenantDecision no = tenant_decision(false, "endpoint", "webhook_declined", "tip");
+  auto refused = temp->store->write<cards::CardTransaction>([&](store::Tx& tx) {
+    return cards::apply_step(tx, k_tenant, held->id, cards::Step::increment, 1'000, "COP", now,
+                             &no);
+  });
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().first_code(), "authorization_declined");
+  EXPECT_EQ(prepaid().held, 4'000);
+}

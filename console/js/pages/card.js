@@ -13,7 +13,23 @@ export const title = 'Card';
 function decline_text(transaction) {
   if (!transaction.decline_reason) return '—';
   const by = transaction.declined_by ? ` (rule ${transaction.declined_by.rule_type} of ${transaction.declined_by.spending_control_id})` : '';
-  return `${humanize(transaction.decline_reason)}${by}`;
+  const detail = transaction.decline_reason_detail ? `: “${transaction.decline_reason_detail}”` : '';
+  return `${humanize(transaction.decline_reason)}${by}${detail}`;
+}
+
+// Who decided (docs/webhooks.md, "Authorization decisioning"): Tesoro's own checks, the
+// tenant's authorization endpoint, or its fallback after a timeout or an error.
+export function decision_text(decision) {
+  if (!decision) return '—';
+  const took = decision.duration_ms === null || decision.duration_ms === undefined ? '' : ` in ${decision.duration_ms} ms`;
+  if (decision.by === 'endpoint') {
+    return `Your endpoint: ${decision.reason === 'webhook_approved' ? 'approved' : 'declined'}${took}`;
+  }
+  if (decision.by === 'fallback') {
+    return `Fallback after ${decision.reason === 'webhook_timeout' ? 'a timeout' : 'an error'}${took}`;
+  }
+  if (decision.webhook_endpoint_id) return `Tesoro: ${humanize(decision.reason)} after your endpoint${took}`;
+  return 'Tesoro';
 }
 
 function transaction_list(context, card_id, reload) {
@@ -35,6 +51,7 @@ function transaction_list(context, card_id, reload) {
       ['Amount', (transaction) => h('span', { class: 'money' }, formatMoney(transaction.amount))],
       ['Result', (transaction) => humanize(transaction.type)],
       ['State', (transaction) => transaction.state],
+      ['Decided by', (transaction) => decision_text(transaction.decision)],
       ['Decline reason', decline_text],
       ['ISO 8583', (transaction) => transaction.iso8583_code],
       ...(context.is_sandbox ? [['', (transaction) => (transaction.state === 'pending'

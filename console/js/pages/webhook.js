@@ -1,17 +1,50 @@
 // One webhook endpoint: its settings, rotate its secret (shown once), enable or disable it,
 // and its delivery log with each attempt's status and a replay of its event.
-import { h, code, section, badge, clear, details_list } from '../dom.js';
+import { h, code, section, badge, clear, details_list, field, input, select } from '../dom.js';
 import { get, post, patch, del } from '../api.js';
 import { secret, time } from '../components.js';
-import { action_button, paged_table, load_into } from '../ui.js';
+import { action_button, action_form, paged_table, load_into } from '../ui.js';
+import { humanize } from '../format.js';
 import { go } from '../router.js';
 import { endpoint_state } from './webhooks.js';
 
 export const title = 'Webhook endpoint';
 
+const k_authorization_request = 'card_authorization.request';
+
 function delivery_status(delivery) {
+  if (delivery.outcome) {  // an authorization request: its outcome
+    const good = delivery.outcome === 'webhook_approved' || delivery.outcome === 'webhook_declined';
+    return badge(`${delivery.status_code ?? 'no response'}: ${humanize(delivery.outcome)}`, good ? 'good' : 'bad');
+  }
   if (delivery.delivered) return badge(`${delivery.status_code} delivered`, 'good');
   return badge(delivery.status_code ? `${delivery.status_code} failed` : 'no response', 'bad');
+}
+
+// The two settings of an endpoint that decides card authorizations.
+function authorization_form(context, path, endpoint) {
+  return action_form({
+    label: 'Authorization decisioning',
+    button: 'Save',
+    fields: [
+      field('Authorization timeout (ms)', input('authorization_timeout_ms', {
+        type: 'number', min: '100', max: '10000', step: '1', required: true,
+        value: String(endpoint.authorization_timeout_ms),
+      }), 'How long a card authorization waits for this endpoint: 100 to 10000 ms.'),
+      field('When it times out or errs', select('authorization_fallback', [
+        ['decline', 'Decline the authorization', { selected: endpoint.authorization_fallback === 'decline' }],
+        ['approve', 'Approve the authorization', { selected: endpoint.authorization_fallback === 'approve' }],
+      ])),
+    ],
+    submit: (form_element) => patch(path, {
+      authorization_timeout_ms: Number(form_element.elements.authorization_timeout_ms.value),
+      authorization_fallback: form_element.elements.authorization_fallback.value,
+    }),
+    done: async (saved) => {
+      context.announce(`Saved: ${saved.authorization_timeout_ms} ms, fallback ${saved.authorization_fallback}.`);
+      context.reload();
+    },
+  });
 }
 
 function delivery_list(context, endpoint_id) {
@@ -30,10 +63,10 @@ function delivery_list(context, endpoint_id) {
       ['Error', (delivery) => delivery.error ?? '—'],
       ['Attempted', (delivery) => time(delivery.attempted_at)],
       ['Next try', (delivery) => time(delivery.next_attempt_at)],
-      ['', (delivery) => action_button('Replay', async () => {
+      ['', (delivery) => (delivery.event_type === k_authorization_request ? '' : action_button('Replay', async () => {
         await post(`${path}/deliveries/${encodeURIComponent(delivery.event_id)}/replay`);
         context.announce(`Event ${delivery.event_id} queued again.`);
-      }, { label: `Replay ${delivery.event_type} ${delivery.event_id}` })],
+      }, { label: `Replay ${delivery.event_type} ${delivery.event_id}` }))],
     ],
   });
 }
@@ -71,7 +104,14 @@ export async function render(context) {
       ['Description', endpoint.description ?? '—'],
       ['Events', endpoint.event_types?.length ? endpoint.event_types.join(', ') : 'all'],
       ['State', endpoint_state(endpoint)],
+      ['Authorization timeout', `${endpoint.authorization_timeout_ms} ms`],
+      ['When it times out or errs', endpoint.authorization_fallback === 'approve' ? 'approve' : 'decline'],
       ['Created', time(endpoint.inserted_at)],
     ]), actions, secret_slot),
+    section('Authorization decisioning', h('p', {},
+      (endpoint.event_types ?? []).includes(k_authorization_request)
+        ? 'This endpoint decides the card authorizations of this tenant (when it is the newest enabled one listing card_authorization.request).'
+        : 'List card_authorization.request in its event types to let this endpoint decide card authorizations.'),
+      authorization_form(context, path, endpoint)),
     section('Deliveries', deliveries));
 }

@@ -5,8 +5,11 @@
 #include "api/lists.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
+#include "core/ids.hpp"
 #include "core/json_writer.hpp"
+#include "domain/cards/authorization_decisions.hpp"
 #include "domain/cards/card_transactions.hpp"
+#include "http/later.hpp"
 
 namespace tesoro::api {
 namespace {
@@ -53,6 +56,8 @@ std::string card_transaction_text(const cards::CardTransaction& t) {
   out.key("mid").string(m.mid).key("country").string(m.country).end_object();
   out.key("decline_reason");
   optional_text(out, t.decline_reason);
+  out.key("decline_reason_detail");
+  optional_text(out, t.decline_reason_detail);
   out.key("iso8583_code").string(t.iso8583_code).key("declined_by");
   if (t.declined_by) {
     out.begin_object().key("spending_control_id").string(t.declined_by->spending_control_id);
@@ -60,6 +65,16 @@ std::string card_transaction_text(const cards::CardTransaction& t) {
   } else {
     out.null();
   }
+  const cards::Decision& d = t.decision;
+  out.key("decision").begin_object().key("by").string(d.by).key("webhook_endpoint_id");
+  optional_text(out, d.webhook_endpoint_id);
+  out.key("reason").string(d.reason).key("duration_ms");
+  if (d.duration_ms) {
+    out.integer(*d.duration_ms);
+  } else {
+    out.null();
+  }
+  out.end_object();
   out.key("history").begin_array();
   for (const cards::TransactionStep& step : t.history) {
     out.begin_object().key("type").string(step.type);
@@ -113,6 +128,91 @@ Result<cards::AuthorizationRequest> decode_authorization(std::string_view body,
   return request;
 }
 
+// ---- Decisions by the tenant's endpoint (domain/cards/authorization_decisions.hpp) ----------
+
+struct Asking {
+  cards::decisions::Asked asked;
+  cards::decisions::Question question;
+};
+
+// What records the decision: the transaction's write, given the tenant's decision.
+using DecidedUnit =
+    std::function<Result<http::Response>(store::Tx&, Context&, const cards::TenantDecision&)>;
+
+// Puts the question to the tenant's endpoint and answers later (http::Later): no transaction is
+// open and no thread waits while it decides. The answer (or the timeout) is recorded on a
+// worker, in one write unit with the request's line in the delivery log, which stays even when
+// the step then fails (an increment the endpoint declined).
+http::Response answer_after_decision(Context& context, Asking asking, DecidedUnit unit) {
+  const webhooks::Pinned pinned = webhooks::pin_destination(
+      asking.asked.endpoint.url, context.services.settings.webhook_destinations);
+  auto sent = std::make_shared<const cards::decisions::Sent>(cards::decisions::request_for(
+      asking.asked, asking.question, context.now(), context.services.clock.now(),
+      pinned.addresses));
+  auto detached = std::make_shared<DetachedContext>(context);
+  auto endpoint = std::make_shared<const webhooks::Endpoint>(std::move(asking.asked.endpoint));
+  http::Response response;
+  response.later = std::make_shared<http::Later>([detached, sent, endpoint, unit = std::move(unit),
+                                                  refused = pinned.refused](http::Later& later) {
+    auto conclude = [later = later.shared_from_this(), detached, sent, endpoint,
+                     unit](cards::decisions::Answer answer) {
+      later->resume([detached, sent, endpoint, unit, answer = std::move(answer)] {
+        Context& context = detached->context;
+        const cards::TenantDecision decision = cards::decisions::decide(answer, *endpoint);
+        return context.write([&](store::Tx& tx) -> Result<http::Response> {
+          cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
+                                   context.now());
+          auto made = tx.nested<http::Response>(
+              [&](store::Tx& inner) { return unit(inner, context, decision); });
+          if (!made) return context.error(made.error());
+          return made;
+        });
+      });
+    };
+    if (refused) return conclude(cards::decisions::refused_answer(*refused));
+    const auto asked_at = std::chrono::steady_clock::now();
+    const std::int64_t timeout_ms = endpoint->authorization_timeout_ms;
+    detached->context.services.authorization_requests.submit(
+        sent->request, [conclude, asked_at, timeout_ms](http_client::Response answered) {
+          const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::steady_clock::now() - asked_at)
+                                  .count();
+          conclude(cards::decisions::answer_of(answered, timeout_ms, waited));
+        });
+  });
+  return response;
+}
+
+// The tenant's authorization endpoint, in one statement (on PostgreSQL without a transaction
+// around it): what every authorization of a tenant without one costs more.
+std::optional<webhooks::Endpoint> authorization_endpoint(Context& context) {
+  auto found = context.services.store.read_single<std::optional<webhooks::Endpoint>>(
+      [&](store::Tx& tx) -> Result<std::optional<webhooks::Endpoint>> {
+        return webhooks::authorization_endpoint(tx, context.tenant_id());
+      });
+  return found.ok() ? std::move(found).value() : std::nullopt;
+}
+
+// What to ask the tenant's endpoint, when it has one and Tesoro's own checks pass (`question`
+// reads them in a read snapshot and makes the question; the write checks everything again).
+std::optional<Asking> asking(
+    Context& context,
+    const std::function<std::optional<cards::decisions::Question>(store::Tx&)>& question) {
+  std::optional<webhooks::Endpoint> endpoint = authorization_endpoint(context);
+  if (!endpoint) return std::nullopt;
+  auto made = context.services.store.read<std::optional<Asking>>(
+      [&](store::Tx& tx) -> Result<std::optional<Asking>> {
+        std::optional<cards::decisions::Question> asked = question(tx);
+        if (!asked) return std::optional<Asking>();
+        auto secrets = webhooks::signing_secrets(tx, context.services.secrets,
+                                                 context.tenant_id(), endpoint->id,
+                                                 context.services.clock.now());
+        return std::optional<Asking>(
+            Asking{{*endpoint, std::move(secrets)}, std::move(*asked)});
+      });
+  return made.ok() ? std::move(made).value() : std::nullopt;
+}
+
 http::Response authorize(Context& context) {
   Problems problems;
   std::string card_id =
@@ -120,6 +220,31 @@ http::Response authorize(Context& context) {
   auto request = decode_authorization(context.request.body,
                                       context.services.settings.card_currencies, problems);
   if (!request) return context.error(request.error());
+  auto to_ask = asking(context, [&](store::Tx& tx) -> std::optional<cards::decisions::Question> {
+    auto card = cards::approvable_authorization(tx, context.tenant_id(), card_id, request.value(),
+                                                context.now());
+    if (!card) return std::nullopt;
+    return cards::decisions::Question{"authorization",
+                                      ids::generate("ctx"),
+                                      card_id,
+                                      card->account_id,
+                                      request->amount_minor,
+                                      request->currency,
+                                      request->purchase};
+  });
+  if (to_ask) {
+    const std::string id = to_ask->question.card_transaction_id;
+    return answer_after_decision(
+        context, std::move(*to_ask),
+        [card_id, request = request.value(), id](store::Tx& tx, Context& decided,
+                                                 const cards::TenantDecision& decision)
+            -> Result<http::Response> {
+          auto made = cards::authorize(tx, decided.tenant_id(), card_id, request, decided.now(),
+                                       &decision, id);
+          if (!made) return std::move(made).error();
+          return json_text_response(201, card_transaction_text(made.value()));
+        });
+  }
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto made = cards::authorize(tx, context.tenant_id(), card_id, request.value(), context.now());
     if (!made) return std::move(made).error();
@@ -147,6 +272,29 @@ http::Response step(Context& context, cards::Step step, Need amount_need) {
   if (amount) {
     amount_minor = amount->amount_minor;
     currency = amount->currency;
+  }
+  if (step == cards::Step::increment && amount_minor) {
+    auto to_ask = asking(context, [&](store::Tx& tx) -> std::optional<cards::decisions::Question> {
+      auto found = cards::incrementable(tx, context.tenant_id(), id, *amount_minor, currency,
+                                        context.now());
+      if (!found) return std::nullopt;
+      const cards::CardTransaction& t = found->transaction;
+      return cards::decisions::Question{"increment",   t.id,       t.card_id,
+                                        found->card.account_id, *amount_minor, t.currency,
+                                        t.purchase};
+    });
+    if (to_ask) {
+      return answer_after_decision(
+          context, std::move(*to_ask),
+          [id, amount_minor, currency](store::Tx& tx, Context& decided,
+                                       const cards::TenantDecision& decision)
+              -> Result<http::Response> {
+            auto done = cards::apply_step(tx, decided.tenant_id(), id, cards::Step::increment,
+                                          amount_minor, currency, decided.now(), &decision);
+            if (!done) return std::move(done).error();
+            return json_text_response(200, card_transaction_text(done.value()));
+          });
+    }
   }
   return context.write([&](store::Tx& tx) -> Result<http::Response> {
     auto done = cards::apply_step(tx, context.tenant_id(), id, step, amount_minor, currency,

@@ -14,6 +14,7 @@
 #include "domain/cards/configuration_groups.hpp"
 #include "domain/clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
+#include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "store/pages.hpp"
 
@@ -25,7 +26,7 @@ namespace json = boost::json;
 constexpr const char* k_columns =
     "id, card_id, type, state, currency, amount, held, captured, reversed, released, expired, "
     "refunded, channel, merchant, decline_reason, iso8583_code, declined_by, history, "
-    "expires_at_micros, inserted_at, updated_at";
+    "expires_at_micros, inserted_at, updated_at, decision, decline_reason_detail";
 
 // ---- Row encoding -------------------------------------------------------------------------
 
@@ -84,6 +85,44 @@ std::optional<DeclinedBy> decode_declined_by(const std::optional<std::string>& t
   return DeclinedBy{text_of(o, "spending_control_id"), text_of(o, "rule_type")};
 }
 
+std::string encode_decision(const Decision& decision) {
+  json_text::Writer out(128);
+  out.begin_object().key("by").string(decision.by).key("webhook_endpoint_id");
+  if (decision.webhook_endpoint_id) {
+    out.string(*decision.webhook_endpoint_id);
+  } else {
+    out.null();
+  }
+  out.key("reason").string(decision.reason).key("duration_ms");
+  if (decision.duration_ms) {
+    out.integer(*decision.duration_ms);
+  } else {
+    out.null();
+  }
+  out.end_object();
+  return out.take();
+}
+
+// A row written before decisions were recorded was decided by Tesoro alone.
+Decision decode_decision(const std::optional<std::string>& text,
+                         const std::optional<std::string>& decline_reason) {
+  Decision decision;
+  if (!text) {
+    decision.reason = decline_reason.value_or("approved");
+    return decision;
+  }
+  json::object o = json::parse(*text).as_object();
+  decision.by = text_of(o, "by");
+  decision.reason = text_of(o, "reason");
+  if (const json::value* id = o.if_contains("webhook_endpoint_id"); id && id->is_string()) {
+    decision.webhook_endpoint_id = std::string(id->get_string());
+  }
+  if (const json::value* ms = o.if_contains("duration_ms"); ms && ms->is_int64()) {
+    decision.duration_ms = ms->get_int64();
+  }
+  return decision;
+}
+
 CardTransaction from_row(const store::Row& row) {
   CardTransaction t;
   t.id = row.text(0);
@@ -107,6 +146,8 @@ CardTransaction from_row(const store::Row& row) {
   if (!row.is_null(18)) t.expires_at = time::iso(row.integer(18));
   t.inserted_at = row.text(19);
   t.updated_at = row.text(20);
+  t.decision = decode_decision(row.optional_text(21), t.decline_reason);
+  t.decline_reason_detail = row.optional_text(22);
   return t;
 }
 
@@ -133,14 +174,15 @@ void insert_row(store::Tx& tx, const std::string& tenant_id, const CardTransacti
   tx.exec("INSERT INTO card_transactions (tenant_id, id, card_id, type, state, currency, amount, "
           "held, captured, reversed, released, expired, refunded, channel, merchant, "
           "decline_reason, iso8583_code, declined_by, history, authorized_at_micros, "
-          "expires_at_micros, inserted_at, updated_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          "expires_at_micros, inserted_at, updated_at, decision, decline_reason_detail) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           {tenant_id, t.id, t.card_id, t.type, t.state, t.currency, t.amount_minor, t.held_minor,
            t.purchase.channel, encode_merchant(t.purchase.merchant),
            t.decline_reason ? store::Value(*t.decline_reason) : store::Value(nullptr),
            t.iso8583_code, encode_declined_by(t.declined_by), encode_history(t.history),
            authorized_at, expires_at ? store::Value(*expires_at) : store::Value(nullptr),
-           t.inserted_at, t.updated_at});
+           t.inserted_at, t.updated_at, encode_decision(t.decision),
+           store::optional_value(t.decline_reason_detail)});
 }
 
 // Writes what a step changed. A transaction that is no longer pending has no expiry.
@@ -373,7 +415,8 @@ Status expire_locked(store::Tx& tx, ledger::Journal& journal, const std::string&
 
 Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const AuthorizationRequest& request,
-                                  time::Micros now) {
+                                  time::Micros now, const TenantDecision* tenant,
+                                  const std::string& id) {
   // The card and its group's control in one statement, read before the lock like the card
   // alone was (the group's control was read after it, a moment later: no guarantee hangs on it).
   auto found = get_card_with_group_control(tx, tenant_id, card_id);
@@ -385,7 +428,23 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   }
   auto balance = journal.balance_of(tenant_id, card->prepaid_account_id);
   if (!balance) return errors::internal();
+  // Tesoro's checks first: the tenant's answer decides only what they approve.
   auto decline = decline_of(tx, tenant_id, found.value(), request, *balance, now);
+  Decision decision;
+  if (tenant) {
+    decision.webhook_endpoint_id = tenant->webhook_endpoint_id;
+    decision.duration_ms = tenant->duration_ms;
+  }
+  if (decline) {
+    decision.reason = decline->reason;
+  } else if (tenant) {
+    decision.by = tenant->by;
+    decision.reason = tenant->reason;
+    if (!tenant->approved) {
+      decline = Decline{tenant->reason, tenant->reason == "webhook_declined" ? "05" : "91",
+                        std::nullopt};
+    }
+  }
   if (!decline) {
     Status held = journal.hold(tenant_id, card->prepaid_account_id, request.amount_minor,
                                request.currency);
@@ -393,7 +452,7 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   }
 
   CardTransaction t;
-  t.id = ids::generate("ctx");
+  t.id = id.empty() ? ids::generate("ctx") : id;
   t.card_id = card_id;
   t.type = decline ? "authorization_declined" : "authorization_approved";
   t.state = decline ? "declined" : "pending";
@@ -405,7 +464,9 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   if (decline) {
     t.decline_reason = decline->reason;
     t.declined_by = decline->declined_by;
+    if (tenant && decision.by != "tesoro") t.decline_reason_detail = tenant->detail;
   }
+  t.decision = std::move(decision);
   t.inserted_at = time::iso(now);
   std::optional<time::Micros> expires_at;
   if (!decline) {
@@ -415,6 +476,61 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   record_step(tx, tenant_id, t, t.type, t.amount_minor, now);
   insert_row(tx, tenant_id, t, now, expires_at);
   return t;
+}
+
+namespace {
+
+// A card's prepaid balance read without its lock (Journal::balance_of needs one): what the
+// read-only checks before asking the tenant's endpoint use.
+std::optional<ledger::Journal::Balance> unlocked_balance(store::Tx& tx,
+                                                         const std::string& tenant_id,
+                                                         const Card& card) {
+  auto account = ledger::get_account(tx, tenant_id, card.prepaid_account_id, ledger::Surface::card);
+  if (!account) return std::nullopt;
+  return ledger::Journal::Balance{account->balance_minor, account->held_minor, account->currency,
+                                  account->state};
+}
+
+}  // namespace
+
+std::optional<Card> approvable_authorization(store::Tx& tx, const std::string& tenant_id,
+                                             const std::string& card_id,
+                                             const AuthorizationRequest& request,
+                                             time::Micros now) {
+  auto found = get_card_with_group_control(tx, tenant_id, card_id);
+  if (!found) return std::nullopt;
+  auto balance = unlocked_balance(tx, tenant_id, found->card);
+  if (!balance || decline_of(tx, tenant_id, found.value(), request, *balance, now)) {
+    return std::nullopt;
+  }
+  return std::move(found->card);
+}
+
+std::optional<Incrementable> incrementable(store::Tx& tx, const std::string& tenant_id,
+                                           const std::string& id, std::int64_t amount_minor,
+                                           const std::optional<std::string>& currency,
+                                           time::Micros now) {
+  auto row = tx.query_one(std::string("SELECT ") + k_columns +
+                              " FROM card_transactions WHERE tenant_id = ? AND id = ?",
+                          {tenant_id, id});
+  if (!row) return std::nullopt;
+  CardTransaction t = from_row(*row);
+  if (t.state != "pending" || amount_minor <= 0 || (currency && *currency != t.currency)) {
+    return std::nullopt;
+  }
+  auto card = get_card(tx, tenant_id, t.card_id);
+  if (!card || card->state != "active") return std::nullopt;
+  auto total = money::add(t.amount_minor, amount_minor);
+  if (!total || *total > limits::k_amount_max_minor) return std::nullopt;
+  for (const auto& control : controls_of(tx, tenant_id, card.value())) {
+    if (refusing_limit(tx, tenant_id, card.value(), control, t.purchase.channel, amount_minor,
+                       now)) {
+      return std::nullopt;
+    }
+  }
+  auto balance = unlocked_balance(tx, tenant_id, card.value());
+  if (!balance || amount_minor > balance->available()) return std::nullopt;
+  return Incrementable{std::move(t), std::move(card).value()};
 }
 
 Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
@@ -452,7 +568,7 @@ Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
 
 Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id, std::int64_t amount_minor,
-                                  time::Micros now) {
+                                  time::Micros now, const TenantDecision* tenant) {
   ledger::Journal journal(tx, now);
   auto locked = lock_transaction(tx, journal, tenant_id, id);
   if (!locked) return std::move(locked).error();
@@ -476,6 +592,12 @@ Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
   if (Status held = journal.hold(tenant_id, card.prepaid_account_id, amount_minor, t.currency);
       !held) {
     return std::move(held).error();
+  }
+  if (tenant && !tenant->approved) {  // the hold above is undone with the step
+    std::string message = "the tenant's authorization endpoint did not approve the increment (" +
+                          tenant->reason + ")";
+    if (tenant->detail) message += ": " + *tenant->detail;
+    return errors::of(ErrorCode::authorization_declined, std::nullopt, message);
   }
   t.amount_minor = *total;
   t.held_minor += amount_minor;  // at most amount, which did not overflow
@@ -533,7 +655,8 @@ Result<CardTransaction> refund(store::Tx& tx, const std::string& tenant_id, cons
 Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
                                    const std::string& id, Step step,
                                    std::optional<std::int64_t> amount_minor,
-                                   const std::optional<std::string>& currency, time::Micros now) {
+                                   const std::optional<std::string>& currency, time::Micros now,
+                                   const TenantDecision* tenant) {
   // The currency never changes, so it may be read before the step takes its locks.
   auto found = tx.query_one("SELECT currency FROM card_transactions WHERE tenant_id = ? AND id = ?",
                             {tenant_id, id});
@@ -547,7 +670,7 @@ Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
     case Step::capture: return capture(tx, tenant_id, id, amount_minor, now);
     case Step::increment:
       if (!amount_minor) return errors::missing_field("amount");
-      return increment(tx, tenant_id, id, *amount_minor, now);
+      return increment(tx, tenant_id, id, *amount_minor, now, tenant);
     case Step::reverse: return reverse(tx, tenant_id, id, amount_minor, now);
     case Step::refund: return refund(tx, tenant_id, id, amount_minor, now);
   }

@@ -55,6 +55,31 @@ struct DeclinedBy {
   std::string rule_type;
 };
 
+// Who decided an authorization (decisions.md, "Authorization decisioning by the tenant"):
+//   by tesoro:   Tesoro's own checks: reason `approved`, or the decline reason. When the tenant's
+//                endpoint was asked and approved but the money had gone by the time the decision
+//                was recorded, the decline is Tesoro's too (`insufficient_funds`), with the
+//                endpoint and the time it took;
+//   by endpoint: the tenant's answer: webhook_approved | webhook_declined;
+//   by fallback: the endpoint's authorization_fallback, after webhook_timeout | webhook_error.
+struct Decision {
+  std::string by = "tesoro";
+  std::optional<std::string> webhook_endpoint_id;
+  std::string reason = "approved";
+  std::optional<std::int64_t> duration_ms;
+};
+
+// What the tenant's endpoint decided (domain/cards/authorization_decisions.hpp), handed to
+// authorize() and increment(), which apply it after Tesoro's own checks.
+struct TenantDecision {
+  std::string webhook_endpoint_id;
+  bool approved = false;
+  std::string by;      // endpoint | fallback
+  std::string reason;  // webhook_approved | webhook_declined | webhook_timeout | webhook_error
+  std::optional<std::string> detail;  // the endpoint's `reason`, kept on a decline
+  std::int64_t duration_ms = 0;
+};
+
 struct TransactionStep {
   // authorization_approved | authorization_declined | authorization_increment |
   // authorization_reversal | authorization_expiry | capture | refund
@@ -80,6 +105,8 @@ struct CardTransaction {
   std::optional<std::string> decline_reason;
   std::string iso8583_code;  // 00 when approved
   std::optional<DeclinedBy> declined_by;
+  std::optional<std::string> decline_reason_detail;  // the tenant endpoint's reason
+  Decision decision;
   std::vector<TransactionStep> history;
   std::optional<std::string> expires_at;  // of a pending hold
   std::string inserted_at;
@@ -87,9 +114,30 @@ struct CardTransaction {
 };
 
 // 404 item_not_found for an unknown card. Otherwise 201-worthy: approved or declined.
+// `tenant`: what the tenant's endpoint decided, when it was asked; it applies only when Tesoro's
+// own checks, run again here, approve. `id`: the id the endpoint was told (empty: a new one).
 Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const AuthorizationRequest& request,
-                                  time::Micros now);
+                                  time::Micros now, const TenantDecision* tenant = nullptr,
+                                  const std::string& id = "");
+
+// What Tesoro's own checks would decide now, without writing (a read snapshot; the decision
+// that counts is the write's). For an authorization that they approve: the card, to put the
+// authorization to the tenant's endpoint. nullopt when they decline it or the card is unknown.
+std::optional<Card> approvable_authorization(store::Tx& tx, const std::string& tenant_id,
+                                             const std::string& card_id,
+                                             const AuthorizationRequest& request,
+                                             time::Micros now);
+// The same for an increment of `amount_minor` (in `currency` when given): the transaction and
+// its card when every check of increment() would pass.
+struct Incrementable {
+  CardTransaction transaction;
+  Card card;
+};
+std::optional<Incrementable> incrementable(store::Tx& tx, const std::string& tenant_id,
+                                           const std::string& id, std::int64_t amount_minor,
+                                           const std::optional<std::string>& currency,
+                                           time::Micros now);
 // The steps. 404 item_not_found ("card transaction not found"); 409
 // card_transaction_invalid_state when the state does not allow the step; 422
 // amount_exceeds_authorization when the amount is more than is open (held for capture and
@@ -98,9 +146,12 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
 Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
                                 const std::string& id, std::optional<std::int64_t> amount_minor,
                                 time::Micros now);
+// increment also takes the tenant's decision, when its endpoint was asked: after every check of
+// its own passes, a decline (or a timeout or error that falls back to decline) is a 422
+// authorization_declined naming the outcome, and changes nothing.
 Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id, std::int64_t amount_minor,
-                                  time::Micros now);
+                                  time::Micros now, const TenantDecision* tenant = nullptr);
 Result<CardTransaction> reverse(store::Tx& tx, const std::string& tenant_id,
                                 const std::string& id, std::optional<std::int64_t> amount_minor,
                                 time::Micros now);
@@ -114,7 +165,8 @@ enum class Step { capture, increment, reverse, refund };
 Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
                                    const std::string& id, Step step,
                                    std::optional<std::int64_t> amount_minor,
-                                   const std::optional<std::string>& currency, time::Micros now);
+                                   const std::optional<std::string>& currency, time::Micros now,
+                                   const TenantDecision* tenant = nullptr);
 
 Result<CardTransaction> get_card_transaction(store::Tx& tx, const std::string& tenant_id,
                                              const std::string& id);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/http_client.hpp"
 #include "core/limits.hpp"
 #include "domain/webhooks/endpoints.hpp"
 
@@ -281,6 +282,27 @@ bool check_address(std::string_view host, std::string_view address,
              (!is_literal(normalized) && named_exactly(normalized, destinations));
   }
   return false;
+}
+
+Pinned pin_destination(std::string_view url, const Destinations& destinations) {
+  Pinned pinned;
+  const std::optional<http_client::UrlParts> parts = http_client::parse_url(url);
+  if (!parts) {
+    pinned.refused = "invalid url";
+  } else if (parts->ip_literal) {
+    if (!check_address(parts->host, parts->host, destinations)) {
+      pinned.refused = "address not allowed";
+    }
+  } else {
+    const http_client::Resolved resolved = http_client::resolve(parts->host, parts->port);
+    for (const std::string& address : resolved.addresses) {
+      if (check_address(parts->host, address, destinations)) pinned.addresses.push_back(address);
+    }
+    if (pinned.addresses.empty()) {
+      pinned.refused = resolved.addresses.empty() ? resolved.error : "address not allowed";
+    }
+  }
+  return pinned;
 }
 
 }  // namespace tesoro::webhooks

@@ -570,7 +570,7 @@ Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_i
   return store::query_page<Attempt>(
       tx,
       "id, event_id, event_type, attempt, replay, delivered, status_code, latency_ms, error, "
-      "next_attempt_at, attempted_at",
+      "next_attempt_at, attempted_at, outcome",
       " FROM webhook_attempts WHERE tenant_id = ? AND endpoint_id = ?", {tenant_id, endpoint_id},
       "attempted_at DESC, id DESC", offset, limit, [](const store::Row& row) {
         Attempt attempt;
@@ -585,6 +585,7 @@ Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_i
         attempt.error = row.optional_text(8);
         attempt.next_attempt_at = row.optional_text(9);
         attempt.attempted_at = row.text(10);
+        attempt.outcome = row.optional_text(11);
         return attempt;
       });
 }

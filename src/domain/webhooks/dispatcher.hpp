@@ -107,6 +107,9 @@ struct Attempt {
   std::optional<std::string> error;
   std::optional<std::string> next_attempt_at;
   std::string attempted_at;
+  // A card_authorization.request's outcome (webhook_approved, webhook_declined, webhook_timeout,
+  // webhook_error); nullopt for an event's delivery.
+  std::optional<std::string> outcome;
 };
 // 404 item_not_found for an unknown endpoint (or another tenant's).
 Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_id,

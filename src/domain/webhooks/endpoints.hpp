@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 #include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
@@ -50,12 +51,30 @@ std::optional<Error> check_url(std::string_view url, const Destinations& destina
 bool check_address(std::string_view host, std::string_view address,
                    const Destinations& destinations);
 
+// What an endpoint subscribed to card_authorization.request is waited for, and what a timeout
+// or an error decides (decisions.md, "Authorization decisioning by the tenant").
+inline constexpr std::string_view k_authorization_request_type = "card_authorization.request";
+const std::vector<std::string>& authorization_fallbacks();  // decline (the default), approve
+
+// Where a request to `url` may connect, checked as the dispatcher checks (check_address): the
+// addresses its host resolves to that are allowed, to pin the connection to (none for an IP
+// literal, connected to as it is), or why it may not be connected to. Blocks on the resolver.
+struct Pinned {
+  std::vector<std::string> addresses;
+  std::optional<std::string> refused;
+};
+Pinned pin_destination(std::string_view url, const Destinations& destinations);
+
 struct Endpoint {
   std::string id;  // whe_
   std::string url;
   std::optional<std::string> description;
-  std::vector<std::string> event_types;  // empty: every type
+  // Empty: every event type. card_authorization.request is not an event: only an endpoint
+  // that lists it by name is asked to decide authorizations.
+  std::vector<std::string> event_types;
   bool enabled = true;
+  std::int64_t authorization_timeout_ms = limits::k_authorization_timeout_ms_default;
+  std::string authorization_fallback = "decline";
   std::optional<std::string> disabled_reason;  // gone (answered 410) | disabled (by the tenant)
   std::int64_t start_position = 0;
   std::string inserted_at;
@@ -69,8 +88,13 @@ boost::json::object to_json(const Endpoint& endpoint,
 struct NewEndpoint {
   std::string url;
   std::optional<std::string> description;
-  std::vector<std::string> event_types;  // each a known event type (or a `prefix.*` pattern)
+  // Each a known event type, a `prefix.*` pattern of one, or card_authorization.request.
+  std::vector<std::string> event_types;
   bool enabled = true;
+  // Checked by the caller: limits::k_authorization_timeout_ms_min..max, one of
+  // authorization_fallbacks().
+  std::int64_t authorization_timeout_ms = limits::k_authorization_timeout_ms_default;
+  std::string authorization_fallback = "decline";
 };
 
 struct Created {
@@ -78,8 +102,8 @@ struct Created {
   std::string secret;  // shown once
 };
 
-// 400 validation_error at `event_types.N` for a type that is neither one of event_types() nor
-// `<prefix>.*` of one of their prefixes, or listed twice; at `event_types` for more than
+// 400 validation_error at `event_types.N` for a type that is neither one of event_types(),
+// card_authorization.request, nor `<prefix>.*` of one of their prefixes, or listed twice; at `event_types` for more than
 // limits::k_webhook_event_types_max. Every problem is listed.
 std::optional<Error> check_event_types(const std::vector<std::string>& event_types,
                                        std::string_view path = "event_types");
@@ -103,6 +127,8 @@ struct EndpointPatch {
   std::optional<std::optional<std::string>> description;
   std::optional<std::vector<std::string>> event_types;
   std::optional<bool> enabled;
+  std::optional<std::int64_t> authorization_timeout_ms;
+  std::optional<std::string> authorization_fallback;
 };
 Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id,
                                  const std::string& id, const EndpointPatch& patch,
@@ -123,11 +149,15 @@ std::vector<std::string> signing_secrets(store::Tx& tx, const crypto::Sealer& se
                                          const std::string& tenant_id, const std::string& id,
                                          time::Micros real_now);
 
+// The endpoint that decides the tenant's card authorizations: the newest enabled one whose
+// event_types names card_authorization.request (a pattern or an empty list never does).
+std::optional<Endpoint> authorization_endpoint(store::Tx& tx, const std::string& tenant_id);
+
 // The event_types column (a JSON array of strings, written only by this module) as a list.
 std::vector<std::string> decode_event_types(const std::string& text);
 
 // Whether an endpoint subscribed to `event_types` receives events of `type` (empty list: all;
-// `collection.*` matches every collection event).
+// `collection.*` matches every collection event). Events only: never the authorization request.
 bool subscribed(const std::vector<std::string>& event_types, std::string_view type);
 
 // Every event type Tesoro emits (the catalogue of docs/webhooks.md), for validating

@@ -91,6 +91,16 @@ std::vector<Migration> card_migrations() {
            "ALTER TABLE cards ADD COLUMN pan_fingerprint TEXT",
            "CREATE UNIQUE INDEX cards_by_pan_fingerprint ON cards (pan_fingerprint)",
        }},
+      // Who decided an authorization (domain/cards/authorization_decisions.hpp): a JSON object
+      // {"by", "webhook_endpoint_id", "reason", "duration_ms"}. NULL on the rows written
+      // before: Tesoro decided them, and the API shows that. decline_reason_detail: the
+      // reason the tenant's endpoint gave for a decline.
+      {27,
+       "card_transaction_decisions",
+       {
+           "ALTER TABLE card_transactions ADD COLUMN decision TEXT",
+           "ALTER TABLE card_transactions ADD COLUMN decline_reason_detail TEXT",
+       }},
   };
 }
 

@@ -58,6 +58,21 @@ std::vector<Migration> webhook_migrations() {
            "CREATE INDEX webhook_attempts_by_endpoint ON webhook_attempts "
            "(tenant_id, endpoint_id, attempted_at, id)",
        }},
+      // Authorization decisioning by the tenant (domain/cards/authorization_decisions.hpp):
+      // how long an endpoint subscribed to card_authorization.request is waited for, and what
+      // a timeout or an error decides (`decline` | `approve`). A request to it is logged as an
+      // attempt whose delivery_id and event_id are the request's id (adr_), event_type
+      // `card_authorization.request`, with `outcome` (webhook_approved | webhook_declined |
+      // webhook_timeout | webhook_error); NULL on the attempts of events.
+      {26,
+       "webhook_authorization_decisions",
+       {
+           "ALTER TABLE webhook_endpoints ADD COLUMN authorization_timeout_ms INTEGER NOT NULL "
+           "DEFAULT 2000",
+           "ALTER TABLE webhook_endpoints ADD COLUMN authorization_fallback TEXT NOT NULL "
+           "DEFAULT 'decline'",
+           "ALTER TABLE webhook_attempts ADD COLUMN outcome TEXT",
+       }},
   };
 }
 
