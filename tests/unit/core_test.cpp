@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -266,6 +268,32 @@ TEST(Time, IsoRoundTripAndOrdering) {
   EXPECT_FALSE(time::parse_iso("2026-11-21 10:00:00Z"));
   EXPECT_FALSE(time::parse_iso("2026-11-21T10:00:00"));
   EXPECT_EQ(time::iso_local(at).back(), '6');
+}
+
+// HMAC-SHA256 is built on the hash (core/crypto.cpp): RFC 4231's vectors (keys shorter than,
+// as long as and longer than the block, which is hashed first), then every key length from 0 to
+// 200 bytes against OpenSSL's own HMAC().
+TEST(Crypto, HmacSha256IsRfc4231sAndOpenSslsHmac) {
+  const std::string long_key(131, '\xaa');
+  EXPECT_EQ(crypto::hmac_sha256_hex(std::string(20, '\x0b'), "Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(crypto::hmac_sha256_hex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(crypto::hmac_sha256_hex(long_key, "Test Using Larger Than Block-Size Key - Hash Key First"),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  std::string data;
+  for (int i = 0; i < 300; ++i) data += static_cast<char>(i * 7);
+  for (std::size_t length = 0; length <= 200; ++length) {
+    std::string key;
+    for (std::size_t i = 0; i < length; ++i) key += static_cast<char>(i * 13 + 1);
+    unsigned char expected[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+         reinterpret_cast<const unsigned char*>(data.data()), length, expected, &size);
+    EXPECT_EQ(crypto::hmac_sha256(key, data.substr(0, length)),
+              std::string(reinterpret_cast<const char*>(expected), size))
+        << length;
+  }
 }
 
 TEST(Crypto, KnownVectors) {

@@ -102,11 +102,14 @@ std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
   const std::int64_t cursor =
       tx.query_one("SELECT position FROM webhook_fanout WHERE id = 1" +
                    std::string(tx.lock_rows()))->integer(0);
-  // With no endpoint enabled, no event past the cursor has a delivery to make (an endpoint
-  // made or enabled later starts at the events then committed, as one read now would find
-  // it absent): the cursor moves past them all without reading them, which a node without
-  // endpoints otherwise did for every event it wrote, on SQLite on its one writer.
-  if (!tx.query_one("SELECT 1 FROM webhook_endpoints WHERE enabled = 1 LIMIT 1")) {
+  // With no endpoint enabled that receives events, no event past the cursor has a delivery to
+  // make (an endpoint made or enabled later starts at the events then committed, as one read
+  // now would find it absent): the cursor moves past them all without reading them, which a
+  // node without endpoints otherwise did for every event it wrote, on SQLite on its one
+  // writer. An endpoint that only decides card authorizations receives no event.
+  if (!tx.query_one("SELECT 1 FROM webhook_endpoints WHERE enabled = 1 AND event_types <> '" +
+                    encode_event_types({std::string(k_authorization_request_type)}) +
+                    "' LIMIT 1")) {
     const std::int64_t last = events::last_position(tx);
     if (last > cursor) tx.exec("UPDATE webhook_fanout SET position = ? WHERE id = 1", {last});
     return 0;

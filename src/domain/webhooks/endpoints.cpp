@@ -20,9 +20,13 @@ constexpr const char* k_columns =
     "id, url, description, event_types, enabled, disabled_reason, start_position, inserted_at, "
     "updated_at, authorization_timeout_ms, authorization_fallback";
 
-std::string encode_types(const std::vector<std::string>& event_types) {
+}  // namespace
+
+std::string encode_event_types(const std::vector<std::string>& event_types) {
   return json::serialize(json::array(event_types.begin(), event_types.end()));
 }
+
+namespace {
 
 Endpoint from_row(const store::Row& row) {
   Endpoint endpoint;
@@ -78,7 +82,7 @@ void save(store::Tx& tx, const std::string& tenant_id, const Endpoint& endpoint)
       "disabled_reason = ?, authorization_timeout_ms = ?, authorization_fallback = ?, "
       "updated_at = ? WHERE tenant_id = ? AND id = ?",
       {endpoint.url, store::optional_value(endpoint.description),
-       encode_types(endpoint.event_types), std::int64_t{endpoint.enabled ? 1 : 0},
+       encode_event_types(endpoint.event_types), std::int64_t{endpoint.enabled ? 1 : 0},
        store::optional_value(endpoint.disabled_reason), endpoint.authorization_timeout_ms,
        endpoint.authorization_fallback, endpoint.updated_at, tenant_id, endpoint.id});
 }
@@ -153,12 +157,15 @@ const std::vector<std::string>& authorization_fallbacks() {
 
 std::optional<Endpoint> authorization_endpoint(store::Tx& tx, const std::string& tenant_id) {
   // A tenant has at most limits::k_webhook_endpoints_max endpoints: the scan is short. The
-  // LIKE only narrows it; the listing is checked on the decoded list.
-  const store::Rows rows = tx.query(
+  // LIKE only narrows it; the listing is checked on the decoded list. Its pattern is written in
+  // the statement: a bound LIKE pattern makes SQLite prepare the statement again on every run
+  // (about 100,000 instructions, a third of an authorization's).
+  static const std::string k_sql =
       std::string("SELECT ") + k_columns +
-          " FROM webhook_endpoints WHERE tenant_id = ? AND enabled = 1 AND event_types LIKE ? "
-          "ORDER BY inserted_at DESC, id DESC",
-      {tenant_id, "%\"" + std::string(k_authorization_request_type) + "\"%"});
+      " FROM webhook_endpoints WHERE tenant_id = ? AND enabled = 1 AND event_types LIKE '%\"" +
+      std::string(k_authorization_request_type) +
+      "\"%' ORDER BY inserted_at DESC, id DESC";
+  const store::Rows rows = tx.query(k_sql, {tenant_id});
   for (const store::Row& row : rows) {
     Endpoint endpoint = from_row(row);
     if (std::find(endpoint.event_types.begin(), endpoint.event_types.end(),
@@ -266,7 +273,7 @@ Result<Created> create_endpoint(store::Tx& tx, const crypto::Sealer& sealer,
       "authorization_fallback, inserted_at, updated_at) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       {tenant_id, endpoint.id, endpoint.url, store::optional_value(endpoint.description),
-       encode_types(endpoint.event_types), std::int64_t{endpoint.enabled ? 1 : 0},
+       encode_event_types(endpoint.event_types), std::int64_t{endpoint.enabled ? 1 : 0},
        store::optional_value(endpoint.disabled_reason),
        seal_secret(sealer, tenant_id, endpoint.id, created.secret), endpoint.start_position,
        endpoint.authorization_timeout_ms, endpoint.authorization_fallback, endpoint.inserted_at,

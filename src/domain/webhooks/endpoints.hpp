@@ -153,6 +153,8 @@ std::vector<std::string> signing_secrets(store::Tx& tx, const crypto::Sealer& se
 // event_types names card_authorization.request (a pattern or an empty list never does).
 std::optional<Endpoint> authorization_endpoint(store::Tx& tx, const std::string& tenant_id);
 
+// The event_types column (a JSON array of strings, written only by this module) from a list.
+std::string encode_event_types(const std::vector<std::string>& event_types);
 // The event_types column (a JSON array of strings, written only by this module) as a list.
 std::vector<std::string> decode_event_types(const std::string& text);
 
