@@ -704,3 +704,39 @@ TEST_P(CardTransactionsTest, WhatIsPutToTheEndpointIsWhatTesoroWouldApprove) {
   EXPECT_EQ(refused.error().first_code(), "authorization_declined");
   EXPECT_EQ(prepaid().held, 4'000);
 }
+
+TEST_P(CardTransactionsTest, WhatTheEndpointWasNotAskedAboutIsNeverApproved) {
+  // The tenant has an authorization endpoint, and Tesoro's checks declined in the read before
+  // asking; if they pass in the write (money came meanwhile), nothing is written: ask first.
+  cards::AuthorizationRequest request{20'000, "COP", {"online_purchase", {"Acme", "5812", "M1", "CO"}}};
+  auto write = [&](bool* unasked) {
+    return temp->store->write<cards::CardTransaction>([&](store::Tx& tx) {
+      return cards::authorize(tx, k_tenant, card.id, request, now, nullptr, "", unasked);
+    });
+  };
+  bool unasked = false;
+  auto declined = write(&unasked);  // 20,000 of a balance of 10,000: Tesoro declines it
+  expect_declined(declined, "insufficient_funds", "51");
+  EXPECT_FALSE(unasked);
+  request.amount_minor = 5'000;  // now it would pass
+  auto refused = write(&unasked);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().first_code(), "service_is_unavailable");
+  EXPECT_TRUE(unasked);
+  EXPECT_EQ(prepaid().held, 0);
+  auto listed = temp->store->read<PageOf<cards::CardTransaction>>([&](store::Tx& tx) {
+    return cards::list_card_transactions(tx, k_tenant, card.id, 0, 10);
+  });
+  EXPECT_EQ(listed->total_items, 1);  // the decline only
+  // The same for an increment.
+  auto held = authorize(1'000);
+  expect_approved(held);
+  unasked = false;
+  auto grown = temp->store->write<cards::CardTransaction>([&](store::Tx& tx) {
+    return cards::apply_step(tx, k_tenant, held->id, cards::Step::increment, 500, "COP", now,
+                             nullptr, &unasked);
+  });
+  ASSERT_FALSE(grown.ok());
+  EXPECT_TRUE(unasked);
+  EXPECT_EQ(prepaid().held, 1'000);
+}

@@ -183,35 +183,54 @@ http::Response answer_after_decision(Context& context, Asking asking, DecidedUni
   return response;
 }
 
-// The tenant's authorization endpoint, in one statement (on PostgreSQL without a transaction
-// around it): what every authorization of a tenant without one costs more.
-std::optional<webhooks::Endpoint> authorization_endpoint(Context& context) {
-  auto found = context.services.store.read_single<std::optional<webhooks::Endpoint>>(
-      [&](store::Tx& tx) -> Result<std::optional<webhooks::Endpoint>> {
-        return webhooks::authorization_endpoint(tx, context.tenant_id());
+// What to ask the tenant's authorization endpoint, when it has one (one statement, on
+// PostgreSQL without a transaction around it: what an authorization of a tenant without one
+// costs more) and Tesoro's own checks pass (`question` makes the question from what they read,
+// in a read snapshot; the write checks everything again).
+struct ToAsk {
+  bool has_endpoint = false;
+  std::optional<Asking> asking;  // when Tesoro's checks pass
+};
+ToAsk to_ask(Context& context,
+             const std::function<std::optional<cards::decisions::Question>(store::Tx&)>& question) {
+  store::Store& store = context.services.store;
+  auto endpoint = store.read_single<std::optional<webhooks::AuthorizationEndpoint>>(
+      [&](store::Tx& tx) -> Result<std::optional<webhooks::AuthorizationEndpoint>> {
+        return webhooks::authorization_endpoint(tx, context.services.secrets, context.tenant_id(),
+                                                context.services.clock.now());
       });
-  return found.ok() ? std::move(found).value() : std::nullopt;
+  if (!endpoint.ok() || !endpoint.value()) return {};
+  auto asked = store.read<std::optional<cards::decisions::Question>>(
+      [&](store::Tx& tx) -> Result<std::optional<cards::decisions::Question>> {
+        return question(tx);
+      });
+  if (!asked.ok() || !asked.value()) return {true, std::nullopt};
+  webhooks::AuthorizationEndpoint& found = *endpoint.value();
+  return {true, Asking{{std::move(found.endpoint), std::move(found.secrets)},
+                       std::move(*asked.value())}};
 }
 
-// What to ask the tenant's endpoint, when it has one and Tesoro's own checks pass (`question`
-// reads them in a read snapshot and makes the question; the write checks everything again).
-std::optional<Asking> asking(
-    Context& context,
-    const std::function<std::optional<cards::decisions::Question>(store::Tx&)>& question) {
-  std::optional<webhooks::Endpoint> endpoint = authorization_endpoint(context);
-  if (!endpoint) return std::nullopt;
-  auto made = context.services.store.read<std::optional<Asking>>(
-      [&](store::Tx& tx) -> Result<std::optional<Asking>> {
-        std::optional<cards::decisions::Question> asked = question(tx);
-        if (!asked) return std::optional<Asking>();
-        auto secrets = webhooks::signing_secrets(tx, context.services.secrets,
-                                                 context.tenant_id(), endpoint->id,
-                                                 context.services.clock.now());
-        return std::optional<Asking>(
-            Asking{{*endpoint, std::move(secrets)}, std::move(*asked)});
-      });
-  return made.ok() ? std::move(made).value() : std::nullopt;
+// A write of Tesoro's own decision, or, for a tenant with an authorization endpoint whose checks
+// declined in the read before asking, of that decline; `unit(tx, unasked)` passes `unasked` to
+// the domain (cards::authorize, cards::increment), which refuses to approve what the endpoint
+// was not asked about. Returns nullopt when it did (the checks pass by now: the caller asks).
+// The refusal is a 503, which no idempotency record keeps.
+std::optional<http::Response> write_unasked(
+    Context& context, bool has_endpoint,
+    const std::function<Result<http::Response>(store::Tx&, bool*)>& unit) {
+  bool unasked = false;
+  http::Response response = context.write([&](store::Tx& tx) -> Result<http::Response> {
+    unasked = false;  // the unit may run again (a PostgreSQL retry)
+    return unit(tx, has_endpoint ? &unasked : nullptr);
+  });
+  if (unasked) return std::nullopt;
+  return response;
 }
+
+// How often an authorization or increment goes back to ask when its checks, which declined in
+// the read, pass in the write: each round needs the money to come between the two. After the
+// last, a 503 (try again), never an approval the endpoint was not asked about.
+constexpr int k_ask_rounds = 3;
 
 http::Response authorize(Context& context) {
   Problems problems;
@@ -220,7 +239,7 @@ http::Response authorize(Context& context) {
   auto request = decode_authorization(context.request.body,
                                       context.services.settings.card_currencies, problems);
   if (!request) return context.error(request.error());
-  auto to_ask = asking(context, [&](store::Tx& tx) -> std::optional<cards::decisions::Question> {
+  const auto question = [&](store::Tx& tx) -> std::optional<cards::decisions::Question> {
     auto card = cards::approvable_authorization(tx, context.tenant_id(), card_id, request.value(),
                                                 context.now());
     if (!card) return std::nullopt;
@@ -231,25 +250,33 @@ http::Response authorize(Context& context) {
                                       request->amount_minor,
                                       request->currency,
                                       request->purchase};
-  });
-  if (to_ask) {
-    const std::string id = to_ask->question.card_transaction_id;
-    return answer_after_decision(
-        context, std::move(*to_ask),
-        [card_id, request = request.value(), id](store::Tx& tx, Context& decided,
-                                                 const cards::TenantDecision& decision)
-            -> Result<http::Response> {
-          auto made = cards::authorize(tx, decided.tenant_id(), card_id, request, decided.now(),
-                                       &decision, id);
+  };
+  for (int round = 1;; ++round) {
+    ToAsk ask = to_ask(context, question);
+    if (ask.asking) {
+      const std::string id = ask.asking->question.card_transaction_id;
+      return answer_after_decision(
+          context, std::move(*ask.asking),
+          [card_id, request = request.value(), id](store::Tx& tx, Context& decided,
+                                                   const cards::TenantDecision& decision)
+              -> Result<http::Response> {
+            auto made = cards::authorize(tx, decided.tenant_id(), card_id, request,
+                                         decided.now(), &decision, id);
+            if (!made) return std::move(made).error();
+            return json_text_response(201, card_transaction_text(made.value()));
+          });
+    }
+    auto written = write_unasked(
+        context, ask.has_endpoint,
+        [&](store::Tx& tx, bool* unasked) -> Result<http::Response> {
+          auto made = cards::authorize(tx, context.tenant_id(), card_id, request.value(),
+                                       context.now(), nullptr, "", unasked);
           if (!made) return std::move(made).error();
           return json_text_response(201, card_transaction_text(made.value()));
         });
+    if (written) return std::move(*written);
+    if (round == k_ask_rounds) return context.error(errors::unavailable());
   }
-  return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto made = cards::authorize(tx, context.tenant_id(), card_id, request.value(), context.now());
-    if (!made) return std::move(made).error();
-    return json_text_response(201, card_transaction_text(made.value()));
-  });
 }
 
 // A step's body: `amount`, required for increment, else optional (the whole open amount). An
@@ -273,19 +300,20 @@ http::Response step(Context& context, cards::Step step, Need amount_need) {
     amount_minor = amount->amount_minor;
     currency = amount->currency;
   }
-  if (step == cards::Step::increment && amount_minor) {
-    auto to_ask = asking(context, [&](store::Tx& tx) -> std::optional<cards::decisions::Question> {
-      auto found = cards::incrementable(tx, context.tenant_id(), id, *amount_minor, currency,
-                                        context.now());
-      if (!found) return std::nullopt;
-      const cards::CardTransaction& t = found->transaction;
-      return cards::decisions::Question{"increment",   t.id,       t.card_id,
-                                        found->card.account_id, *amount_minor, t.currency,
-                                        t.purchase};
-    });
-    if (to_ask) {
+  const auto question = [&](store::Tx& tx) -> std::optional<cards::decisions::Question> {
+    auto found = cards::incrementable(tx, context.tenant_id(), id, amount_minor.value_or(0),
+                                      currency, context.now());
+    if (!found) return std::nullopt;
+    const cards::CardTransaction& t = found->transaction;
+    return cards::decisions::Question{"increment", t.id,       t.card_id, found->card.account_id,
+                                      *amount_minor, t.currency, t.purchase};
+  };
+  const bool asks = step == cards::Step::increment && amount_minor;
+  for (int round = 1;; ++round) {
+    ToAsk ask = asks ? to_ask(context, question) : ToAsk{};
+    if (ask.asking) {
       return answer_after_decision(
-          context, std::move(*to_ask),
+          context, std::move(*ask.asking),
           [id, amount_minor, currency](store::Tx& tx, Context& decided,
                                        const cards::TenantDecision& decision)
               -> Result<http::Response> {
@@ -295,13 +323,17 @@ http::Response step(Context& context, cards::Step step, Need amount_need) {
             return json_text_response(200, card_transaction_text(done.value()));
           });
     }
+    auto written = write_unasked(
+        context, ask.has_endpoint,
+        [&](store::Tx& tx, bool* unasked) -> Result<http::Response> {
+          auto done = cards::apply_step(tx, context.tenant_id(), id, step, amount_minor, currency,
+                                        context.now(), nullptr, unasked);
+          if (!done) return std::move(done).error();
+          return json_text_response(200, card_transaction_text(done.value()));
+        });
+    if (written) return std::move(*written);
+    if (round == k_ask_rounds) return context.error(errors::unavailable());
   }
-  return context.write([&](store::Tx& tx) -> Result<http::Response> {
-    auto done = cards::apply_step(tx, context.tenant_id(), id, step, amount_minor, currency,
-                                  context.now());
-    if (!done) return std::move(done).error();
-    return json_text_response(200, card_transaction_text(done.value()));
-  });
 }
 
 http::Response capture(Context& context) { return step(context, cards::Step::capture, Need::optional); }

@@ -416,7 +416,7 @@ Status expire_locked(store::Tx& tx, ledger::Journal& journal, const std::string&
 Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const AuthorizationRequest& request,
                                   time::Micros now, const TenantDecision* tenant,
-                                  const std::string& id) {
+                                  const std::string& id, bool* unasked) {
   // The card and its group's control in one statement, read before the lock like the card
   // alone was (the group's control was read after it, a moment later: no guarantee hangs on it).
   auto found = get_card_with_group_control(tx, tenant_id, card_id);
@@ -430,6 +430,10 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   if (!balance) return errors::internal();
   // Tesoro's checks first: the tenant's answer decides only what they approve.
   auto decline = decline_of(tx, tenant_id, found.value(), request, *balance, now);
+  if (unasked && !decline && !tenant) {
+    *unasked = true;
+    return errors::unavailable();
+  }
   Decision decision;
   if (tenant) {
     decision.webhook_endpoint_id = tenant->webhook_endpoint_id;
@@ -497,13 +501,13 @@ std::optional<Card> approvable_authorization(store::Tx& tx, const std::string& t
                                              const std::string& card_id,
                                              const AuthorizationRequest& request,
                                              time::Micros now) {
-  auto found = get_card_with_group_control(tx, tenant_id, card_id);
+  // The card, its group's control and its balance in one statement.
+  auto found = get_card_with_balance(tx, tenant_id, card_id);
   if (!found) return std::nullopt;
-  auto balance = unlocked_balance(tx, tenant_id, found->card);
-  if (!balance || decline_of(tx, tenant_id, found.value(), request, *balance, now)) {
-    return std::nullopt;
-  }
-  return std::move(found->card);
+  const ledger::Journal::Balance balance{found->balance_minor, found->held_minor,
+                                         found->currency, found->state};
+  if (decline_of(tx, tenant_id, found->found, request, balance, now)) return std::nullopt;
+  return std::move(found->found.card);
 }
 
 std::optional<Incrementable> incrementable(store::Tx& tx, const std::string& tenant_id,
@@ -568,7 +572,8 @@ Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
 
 Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id, std::int64_t amount_minor,
-                                  time::Micros now, const TenantDecision* tenant) {
+                                  time::Micros now, const TenantDecision* tenant,
+                                  bool* unasked) {
   ledger::Journal journal(tx, now);
   auto locked = lock_transaction(tx, journal, tenant_id, id);
   if (!locked) return std::move(locked).error();
@@ -592,6 +597,10 @@ Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
   if (Status held = journal.hold(tenant_id, card.prepaid_account_id, amount_minor, t.currency);
       !held) {
     return std::move(held).error();
+  }
+  if (unasked && !tenant) {  // the hold above is undone with the step
+    *unasked = true;
+    return errors::unavailable();
   }
   if (tenant && !tenant->approved) {  // the hold above is undone with the step
     std::string message = "the tenant's authorization endpoint did not approve the increment (" +
@@ -656,7 +665,7 @@ Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
                                    const std::string& id, Step step,
                                    std::optional<std::int64_t> amount_minor,
                                    const std::optional<std::string>& currency, time::Micros now,
-                                   const TenantDecision* tenant) {
+                                   const TenantDecision* tenant, bool* unasked) {
   // The currency never changes, so it may be read before the step takes its locks.
   auto found = tx.query_one("SELECT currency FROM card_transactions WHERE tenant_id = ? AND id = ?",
                             {tenant_id, id});
@@ -670,7 +679,7 @@ Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
     case Step::capture: return capture(tx, tenant_id, id, amount_minor, now);
     case Step::increment:
       if (!amount_minor) return errors::missing_field("amount");
-      return increment(tx, tenant_id, id, *amount_minor, now, tenant);
+      return increment(tx, tenant_id, id, *amount_minor, now, tenant, unasked);
     case Step::reverse: return reverse(tx, tenant_id, id, amount_minor, now);
     case Step::refund: return refund(tx, tenant_id, id, amount_minor, now);
   }

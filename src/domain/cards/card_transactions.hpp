@@ -116,10 +116,16 @@ struct CardTransaction {
 // 404 item_not_found for an unknown card. Otherwise 201-worthy: approved or declined.
 // `tenant`: what the tenant's endpoint decided, when it was asked; it applies only when Tesoro's
 // own checks, run again here, approve. `id`: the id the endpoint was told (empty: a new one).
+//
+// `unasked`: given when the tenant has an authorization endpoint that was not asked, because
+// Tesoro's checks declined in the read before (approvable_authorization). If they approve now
+// (money came meanwhile), nothing is written, *unasked is set and the error is 503
+// service_is_unavailable: the caller asks the endpoint instead (the tenant decides every
+// authorization that passes Tesoro's checks).
 Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const AuthorizationRequest& request,
                                   time::Micros now, const TenantDecision* tenant = nullptr,
-                                  const std::string& id = "");
+                                  const std::string& id = "", bool* unasked = nullptr);
 
 // What Tesoro's own checks would decide now, without writing (a read snapshot; the decision
 // that counts is the write's). For an authorization that they approve: the card, to put the
@@ -149,9 +155,11 @@ Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
 // increment also takes the tenant's decision, when its endpoint was asked: after every check of
 // its own passes, a decline (or a timeout or error that falls back to decline) is a 422
 // authorization_declined naming the outcome, and changes nothing.
+// `unasked` as for authorize(): the increment would pass and the endpoint was not asked.
 Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id, std::int64_t amount_minor,
-                                  time::Micros now, const TenantDecision* tenant = nullptr);
+                                  time::Micros now, const TenantDecision* tenant = nullptr,
+                                  bool* unasked = nullptr);
 Result<CardTransaction> reverse(store::Tx& tx, const std::string& tenant_id,
                                 const std::string& id, std::optional<std::int64_t> amount_minor,
                                 time::Micros now);
@@ -166,7 +174,8 @@ Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,
                                    const std::string& id, Step step,
                                    std::optional<std::int64_t> amount_minor,
                                    const std::optional<std::string>& currency, time::Micros now,
-                                   const TenantDecision* tenant = nullptr);
+                                   const TenantDecision* tenant = nullptr,
+                                   bool* unasked = nullptr);
 
 Result<CardTransaction> get_card_transaction(store::Tx& tx, const std::string& tenant_id,
                                              const std::string& id);

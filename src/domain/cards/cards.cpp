@@ -232,16 +232,27 @@ Result<Card> get_card(store::Tx& tx, const std::string& tenant_id, const std::st
   return from_row(*row);
 }
 
+namespace {
+
+// The card's columns under `alias`, in from_row's order.
+std::string card_columns_of(std::string_view alias) {
+  const std::string prefix = std::string(alias) + ".";
+  std::string columns = prefix + k_columns;
+  for (std::size_t at = columns.find(", "); at != std::string::npos;
+       at = columns.find(", ", at + 2 + prefix.size())) {
+    columns.replace(at, 2, ", " + prefix);
+  }
+  return columns;
+}
+
+}  // namespace
+
 Result<CardWithGroupControl> get_card_with_group_control(store::Tx& tx,
                                                          const std::string& tenant_id,
                                                          const std::string& id) {
   // The card's columns under the alias c, in from_row's order, then the group's control.
   static const std::string sql = [] {
-    std::string columns = std::string("c.") + k_columns;
-    for (std::size_t at = columns.find(", "); at != std::string::npos;
-         at = columns.find(", ", at + 4)) {
-      columns.replace(at, 2, ", c.");
-    }
+    const std::string columns = card_columns_of("c");
     return "SELECT " + columns +
            ", g.spending_control_id FROM cards c LEFT JOIN configuration_groups g "
            "ON g.tenant_id = c.tenant_id AND g.id = c.configuration_group_id "
@@ -250,6 +261,26 @@ Result<CardWithGroupControl> get_card_with_group_control(store::Tx& tx,
   auto row = tx.query_one(sql, {tenant_id, id});
   if (!row) return errors::item_not_found("card");
   return CardWithGroupControl{from_row(*row), row->optional_text(16)};
+}
+
+Result<CardWithBalance> get_card_with_balance(store::Tx& tx, const std::string& tenant_id,
+                                              const std::string& id) {
+  static const std::string sql = [] {
+    const std::string columns = card_columns_of("c");
+    return "SELECT " + columns +
+           ", g.spending_control_id, a.balance, a.held, a.currency, a.state "
+           "FROM cards c LEFT JOIN configuration_groups g "
+           "ON g.tenant_id = c.tenant_id AND g.id = c.configuration_group_id "
+           "JOIN ledger_accounts a ON a.tenant_id = c.tenant_id AND a.id = c.prepaid_account_id "
+           "WHERE c.tenant_id = ? AND c.id = ?";
+  }();
+  auto row = tx.query_one(sql, {tenant_id, id});
+  if (!row) return errors::item_not_found("card");
+  return CardWithBalance{{from_row(*row), row->optional_text(16)},
+                         row->integer(17),
+                         row->integer(18),
+                         row->text(19),
+                         row->text(20)};
 }
 
 Result<PageOf<Card>> list_cards(store::Tx& tx, const std::string& tenant_id,

@@ -85,6 +85,18 @@ struct CardWithGroupControl {
 Result<CardWithGroupControl> get_card_with_group_control(store::Tx& tx,
                                                          const std::string& tenant_id,
                                                          const std::string& id);
+// The same with the prepaid account's balance and held amount, in the same statement: what the
+// read-only checks before an authorization is put to the tenant's endpoint read
+// (card_transactions.hpp, approvable_authorization).
+struct CardWithBalance {
+  CardWithGroupControl found;
+  std::int64_t balance_minor = 0;
+  std::int64_t held_minor = 0;
+  std::string currency;
+  std::string state;
+};
+Result<CardWithBalance> get_card_with_balance(store::Tx& tx, const std::string& tenant_id,
+                                              const std::string& id);
 
 // A physical card's activation: pending_activation -> active, with its event. 409
 // card_invalid_state from any other state.

@@ -20,6 +20,29 @@ constexpr const char* k_columns =
     "id, url, description, event_types, enabled, disabled_reason, start_position, inserted_at, "
     "updated_at, authorization_timeout_ms, authorization_fallback";
 
+// The sealed secrets' columns, read after k_columns where both are wanted.
+constexpr const char* k_secret_columns =
+    "secret_sealed, previous_secret_sealed, previous_secret_expires_at_micros";
+constexpr std::size_t k_endpoint_column_count = 11;  // of k_columns
+
+// The secrets that sign at `real_now`, from k_secret_columns starting at column `first` of
+// `row`: the current one, then the previous one while its overlap lasts. A secret that does not
+// open (another card-number key) is left out.
+std::vector<std::string> secrets_of(const crypto::Sealer& sealer, const std::string& tenant_id,
+                                    const std::string& id, const store::Row& row,
+                                    std::size_t first, time::Micros real_now) {
+  std::vector<std::string> secrets;
+  if (auto current = open_secret(sealer, tenant_id, id, row.text(first))) {
+    secrets.push_back(std::move(*current));
+  }
+  if (!row.is_null(first + 1) && row.integer(first + 2) > real_now) {
+    if (auto previous = open_secret(sealer, tenant_id, id, row.text(first + 1))) {
+      secrets.push_back(std::move(*previous));
+    }
+  }
+  return secrets;
+}
+
 }  // namespace
 
 std::string encode_event_types(const std::vector<std::string>& event_types) {
@@ -155,23 +178,28 @@ const std::vector<std::string>& authorization_fallbacks() {
   return k_fallbacks;
 }
 
-std::optional<Endpoint> authorization_endpoint(store::Tx& tx, const std::string& tenant_id) {
+std::optional<AuthorizationEndpoint> authorization_endpoint(store::Tx& tx,
+                                                            const crypto::Sealer& sealer,
+                                                            const std::string& tenant_id,
+                                                            time::Micros real_now) {
   // A tenant has at most limits::k_webhook_endpoints_max endpoints: the scan is short. The
   // LIKE only narrows it; the listing is checked on the decoded list. Its pattern is written in
   // the statement: a bound LIKE pattern makes SQLite prepare the statement again on every run
   // (about 100,000 instructions, a third of an authorization's).
   static const std::string k_sql =
-      std::string("SELECT ") + k_columns +
+      std::string("SELECT ") + k_columns + ", " + k_secret_columns +
       " FROM webhook_endpoints WHERE tenant_id = ? AND enabled = 1 AND event_types LIKE '%\"" +
       std::string(k_authorization_request_type) +
       "\"%' ORDER BY inserted_at DESC, id DESC";
-  const store::Rows rows = tx.query(k_sql, {tenant_id});
-  for (const store::Row& row : rows) {
+  for (const store::Row& row : tx.query(k_sql, {tenant_id})) {
     Endpoint endpoint = from_row(row);
     if (std::find(endpoint.event_types.begin(), endpoint.event_types.end(),
-                  k_authorization_request_type) != endpoint.event_types.end()) {
-      return endpoint;
+                  k_authorization_request_type) == endpoint.event_types.end()) {
+      continue;
     }
+    std::vector<std::string> secrets =
+        secrets_of(sealer, tenant_id, endpoint.id, row, k_endpoint_column_count, real_now);
+    return AuthorizationEndpoint{std::move(endpoint), std::move(secrets)};
   }
   return std::nullopt;
 }
@@ -358,21 +386,11 @@ Result<Created> rotate_secret(store::Tx& tx, const crypto::Sealer& sealer,
 std::vector<std::string> signing_secrets(store::Tx& tx, const crypto::Sealer& sealer,
                                          const std::string& tenant_id, const std::string& id,
                                          time::Micros real_now) {
-  std::vector<std::string> secrets;
-  auto row = tx.query_one(
-      "SELECT secret_sealed, previous_secret_sealed, previous_secret_expires_at_micros "
-      "FROM webhook_endpoints WHERE tenant_id = ? AND id = ?",
-      {tenant_id, id});
-  if (!row) return secrets;
-  if (auto current = open_secret(sealer, tenant_id, id, row->text(0))) {
-    secrets.push_back(std::move(*current));
-  }
-  if (!row->is_null(1) && row->integer(2) > real_now) {
-    if (auto previous = open_secret(sealer, tenant_id, id, row->text(1))) {
-      secrets.push_back(std::move(*previous));
-    }
-  }
-  return secrets;
+  auto row = tx.query_one(std::string("SELECT ") + k_secret_columns +
+                              " FROM webhook_endpoints WHERE tenant_id = ? AND id = ?",
+                          {tenant_id, id});
+  if (!row) return {};
+  return secrets_of(sealer, tenant_id, id, *row, 0, real_now);
 }
 
 }  // namespace tesoro::webhooks

@@ -150,8 +150,16 @@ std::vector<std::string> signing_secrets(store::Tx& tx, const crypto::Sealer& se
                                          time::Micros real_now);
 
 // The endpoint that decides the tenant's card authorizations: the newest enabled one whose
-// event_types names card_authorization.request (a pattern or an empty list never does).
-std::optional<Endpoint> authorization_endpoint(store::Tx& tx, const std::string& tenant_id);
+// event_types names card_authorization.request (a pattern or an empty list never does), with
+// the secrets that sign a request made at `real_now` (as signing_secrets()), in one statement.
+struct AuthorizationEndpoint {
+  Endpoint endpoint;
+  std::vector<std::string> secrets;
+};
+std::optional<AuthorizationEndpoint> authorization_endpoint(store::Tx& tx,
+                                                            const crypto::Sealer& sealer,
+                                                            const std::string& tenant_id,
+                                                            time::Micros real_now);
 
 // The event_types column (a JSON array of strings, written only by this module) from a list.
 std::string encode_event_types(const std::vector<std::string>& event_types);
