@@ -556,3 +556,33 @@ TEST(AuthorizationDecisions, WaitingOnASlowEndpointHoldsNoHandlerThread) {
   }
   EXPECT_EQ(available(tenant, card), 1'000'000 - 10 * k_waiting);
 }
+
+// Whether a tenant has an authorization endpoint is read with its credential on every request
+// (tenants.authorization_endpoints): an endpoint registered, disabled or deleted through one
+// node changes what the next authorization on another node does.
+TEST(AuthorizationDecisions, AnEndpointChangedOnOneNodeDecidesOnTheOther) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "several nodes need PostgreSQL";
+  Server server;
+  const int second = server.start_extra_node();
+  const Tenant tenant = fresh_tenant(server);
+  const std::string card = make_card(tenant, 10'000);
+  auto authorize_on_second = [&] {
+    return server.send_to(second, {"POST", "/v1/sandbox/cards/" + card + "/authorizations",
+                                   purchase(100),
+                                   {tenant.bearer, "Content-Type: application/json"}});
+  };
+  Reply before = authorize_on_second();
+  ASSERT_EQ(before.status, 201) << before.body;
+  EXPECT_EQ(text(decision_of(before), "by"), "tesoro");
+  WebhookReceiver receiver;
+  receiver.set_default(answer(R"({"approved":false,"reason":"second node"})"));
+  const Endpoint endpoint = make_endpoint(tenant, receiver.url());
+  Reply asked = authorize_on_second();
+  EXPECT_EQ(text(decision_of(asked), "by"), "endpoint") << asked.body;
+  EXPECT_EQ(text(asked.json(), "decline_reason_detail"), "second node");
+  ASSERT_EQ(tenant.patch("/v1/webhook_endpoints/" + endpoint.id, R"({"enabled":false})").status,
+            200);
+  Reply disabled = authorize_on_second();
+  EXPECT_EQ(text(decision_of(disabled), "by"), "tesoro") << disabled.body;
+  EXPECT_EQ(receiver.count(), 1u);
+}

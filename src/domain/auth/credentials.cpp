@@ -394,15 +394,16 @@ Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
   if (!api_key.starts_with("sk_")) return refuse(Refusal::malformed, credential_hint(api_key));
   auto row = tx.query_one(
       "SELECT k.tenant_id, k.id, k.scopes, k.environment, k.revoked_at, k.key_prefix, "
-      "t.clock_offset_micros FROM api_keys k JOIN tenants t ON t.id = k.tenant_id "
-      "WHERE k.key_hash = ?",
+      "t.clock_offset_micros, t.authorization_endpoints FROM api_keys k "
+      "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?",
       {crypto::sha256_hex(api_key)});
   if (!row) return refuse(Refusal::unknown, credential_hint(api_key));
   std::string known = row->text(1) + " " + row->text(5);  // key id and display prefix
   if (row->text(3) != environment) return refuse(Refusal::other_environment, known);
   if (!row->is_null(4)) return refuse(Refusal::revoked, known);
-  return Principal{row->text(0),  row->text(1), CredentialKind::api_key,
-                   split_scopes(row->text(2), ','), row->text(3), row->text(5), row->integer(6)};
+  return Principal{row->text(0),         row->text(1), CredentialKind::api_key,
+                   split_scopes(row->text(2), ','), row->text(3), row->text(5),
+                   row->integer(6),       row->integer(7) > 0};
 }
 
 Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view token,

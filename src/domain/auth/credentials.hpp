@@ -24,6 +24,10 @@ struct Principal {
   std::string key_prefix;  // an API key's display prefix (sk_sandbox_AbCd); empty for tokens
   // The tenant's clock offset (domain/clock), read with the credential: one lookup, no more.
   time::Micros clock_offset_micros = 0;
+  // Whether the tenant may have an endpoint deciding its card authorizations, read with the
+  // credential (tenants.authorization_endpoints): false lets an authorization skip looking for
+  // one. True where it was not read (the endpoint is then looked up).
+  bool may_have_authorization_endpoint = true;
 };
 
 enum class Level { read = 1, write = 2, admin = 3 };

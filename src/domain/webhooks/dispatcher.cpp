@@ -441,6 +441,7 @@ bool record(store::Tx& tx, const Lease& lease, const Leased& endpoint, const Rec
     tx.exec("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', "
             "updated_at = ? WHERE tenant_id = ? AND id = ?",
             {now, endpoint.tenant_id, endpoint.endpoint_id});
+    refresh_authorization_endpoints(tx, endpoint.tenant_id);
   }
   return true;
 }

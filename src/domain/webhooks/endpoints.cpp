@@ -204,6 +204,14 @@ std::optional<AuthorizationEndpoint> authorization_endpoint(store::Tx& tx,
   return std::nullopt;
 }
 
+void refresh_authorization_endpoints(store::Tx& tx, const std::string& tenant_id) {
+  static const std::string k_sql =
+      "UPDATE tenants SET authorization_endpoints = (SELECT COUNT(*) FROM webhook_endpoints e "
+      "WHERE e.tenant_id = ? AND e.enabled = 1 AND e.event_types LIKE '%\"" +
+      std::string(k_authorization_request_type) + "\"%') WHERE id = ?";
+  tx.exec(k_sql, {tenant_id, tenant_id});
+}
+
 bool subscribed(const std::vector<std::string>& event_types, std::string_view type) {
   if (event_types.empty()) return true;
   return std::any_of(event_types.begin(), event_types.end(), [&](const std::string& wanted) {
@@ -306,6 +314,7 @@ Result<Created> create_endpoint(store::Tx& tx, const crypto::Sealer& sealer,
        seal_secret(sealer, tenant_id, endpoint.id, created.secret), endpoint.start_position,
        endpoint.authorization_timeout_ms, endpoint.authorization_fallback, endpoint.inserted_at,
        endpoint.updated_at});
+  refresh_authorization_endpoints(tx, tenant_id);
   return created;
 }
 
@@ -348,6 +357,7 @@ Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id, co
   }
   endpoint.updated_at = time::iso(now);
   save(tx, tenant_id, endpoint);
+  refresh_authorization_endpoints(tx, tenant_id);
   return endpoint;
 }
 
@@ -356,6 +366,7 @@ Status delete_endpoint(store::Tx& tx, const std::string& tenant_id, const std::s
   std::int64_t deleted =
       tx.exec("DELETE FROM webhook_endpoints WHERE tenant_id = ? AND id = ?", {tenant_id, id});
   if (deleted == 0) return errors::item_not_found("webhook endpoint");
+  refresh_authorization_endpoints(tx, tenant_id);
   // Nothing will deliver them any more: they end, and the log keeps what was attempted.
   tx.exec(
       "UPDATE webhook_deliveries SET state = 'failed', next_attempt_at_micros = NULL, "

@@ -161,6 +161,11 @@ std::optional<AuthorizationEndpoint> authorization_endpoint(store::Tx& tx,
                                                             const std::string& tenant_id,
                                                             time::Micros real_now);
 
+// Counts again the tenant's enabled endpoints that list card_authorization.request into
+// tenants.authorization_endpoints, which authentication reads (auth::Principal): run by every
+// change that can enable or list one, in its transaction.
+void refresh_authorization_endpoints(store::Tx& tx, const std::string& tenant_id);
+
 // The event_types column (a JSON array of strings, written only by this module) from a list.
 std::string encode_event_types(const std::vector<std::string>& event_types);
 // The event_types column (a JSON array of strings, written only by this module) as a list.

@@ -73,6 +73,17 @@ std::vector<Migration> webhook_migrations() {
            "DEFAULT 'decline'",
            "ALTER TABLE webhook_attempts ADD COLUMN outcome TEXT",
        }},
+      // How many enabled endpoints of the tenant list card_authorization.request, kept by every
+      // change of an endpoint (webhooks::refresh_authorization_endpoints) and read with the
+      // credential: a tenant with none pays no lookup per card authorization.
+      {28,
+       "tenant_authorization_endpoints",
+       {
+           "ALTER TABLE tenants ADD COLUMN authorization_endpoints INTEGER NOT NULL DEFAULT 0",
+           "UPDATE tenants SET authorization_endpoints = (SELECT COUNT(*) FROM webhook_endpoints e "
+           "WHERE e.tenant_id = tenants.id AND e.enabled = 1 "
+           "AND e.event_types LIKE '%\"card_authorization.request\"%')",
+       }},
   };
 }
 
