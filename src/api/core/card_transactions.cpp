@@ -183,9 +183,8 @@ http::Response answer_after_decision(Context& context, Asking asking, DecidedUni
   return response;
 }
 
-// What to ask the tenant's authorization endpoint, when it has one (one statement, on
-// PostgreSQL without a transaction around it) and Tesoro's own checks pass (`question` makes the question from what they read,
-// in a read snapshot; the write checks everything again).
+// What to ask the tenant's authorization endpoint, when it has one and Tesoro's own checks pass
+// (`question` makes the question from what they read; the write checks everything again).
 struct ToAsk {
   bool has_endpoint = false;
   std::optional<Asking> asking;  // when Tesoro's checks pass
@@ -194,21 +193,18 @@ ToAsk to_ask(Context& context,
              const std::function<std::optional<cards::decisions::Question>(store::Tx&)>& question) {
   // Read with the credential: most tenants have no such endpoint, and pay nothing more here.
   if (context.principal && !context.principal->may_have_authorization_endpoint) return {};
-  store::Store& store = context.services.store;
-  auto endpoint = store.read_single<std::optional<webhooks::AuthorizationEndpoint>>(
-      [&](store::Tx& tx) -> Result<std::optional<webhooks::AuthorizationEndpoint>> {
-        return webhooks::authorization_endpoint(tx, context.services.secrets, context.tenant_id(),
-                                                context.services.clock.now());
-      });
-  if (!endpoint.ok() || !endpoint.value()) return {};
-  auto asked = store.read<std::optional<cards::decisions::Question>>(
-      [&](store::Tx& tx) -> Result<std::optional<cards::decisions::Question>> {
-        return question(tx);
-      });
-  if (!asked.ok() || !asked.value()) return {true, std::nullopt};
-  webhooks::AuthorizationEndpoint& found = *endpoint.value();
-  return {true, Asking{{std::move(found.endpoint), std::move(found.secrets)},
-                       std::move(*asked.value())}};
+  // The endpoint, its secrets and Tesoro's checks in one read snapshot.
+  auto found = context.services.store.read<ToAsk>([&](store::Tx& tx) -> Result<ToAsk> {
+    auto endpoint = webhooks::authorization_endpoint(tx, context.services.secrets,
+                                                     context.tenant_id(),
+                                                     context.services.clock.now());
+    if (!endpoint) return ToAsk{};
+    std::optional<cards::decisions::Question> asked = question(tx);
+    if (!asked) return ToAsk{true, std::nullopt};
+    return ToAsk{true, Asking{{std::move(endpoint->endpoint), std::move(endpoint->secrets)},
+                              std::move(*asked)}};
+  });
+  return found.ok() ? std::move(found).value() : ToAsk{};
 }
 
 // A write of Tesoro's own decision, or, for a tenant with an authorization endpoint whose checks
