@@ -135,15 +135,19 @@ struct Asking {
   cards::decisions::Question question;
 };
 
-// What records the decision: the transaction's write, given the tenant's decision.
-using DecidedUnit =
-    std::function<Result<http::Response>(store::Tx&, Context&, const cards::TenantDecision&)>;
+// The write of an authorization or a step: `decision` is the tenant's when its endpoint was
+// asked (with `transaction_id`, the id it was told; empty: a new one), else null; `unasked` as
+// for cards::authorize.
+using DecidedUnit = std::function<Result<http::Response>(
+    store::Tx&, Context&, const cards::TenantDecision* decision,
+    const std::string& transaction_id, bool* unasked)>;
 
 // Puts the question to the tenant's endpoint and answers later (http::Later): no transaction is
 // open and no thread waits while it decides. The answer (or the timeout) is recorded on a
 // worker, in one write unit with the request's line in the delivery log, which stays even when
 // the step then fails (an increment the endpoint declined).
-http::Response answer_after_decision(Context& context, Asking asking, DecidedUnit unit) {
+// `unit` runs later: it must own what it uses (capture by value).
+http::Response answer_after_decision(Context& context, Asking asking, const DecidedUnit& unit) {
   const webhooks::Pinned pinned = webhooks::pin_destination(
       asking.asked.endpoint.url, context.services.settings.webhook_destinations);
   auto sent = std::make_shared<const cards::decisions::Sent>(cards::decisions::request_for(
@@ -151,19 +155,22 @@ http::Response answer_after_decision(Context& context, Asking asking, DecidedUni
       pinned.addresses));
   auto detached = std::make_shared<DetachedContext>(context);
   auto endpoint = std::make_shared<const webhooks::Endpoint>(std::move(asking.asked.endpoint));
+  auto transaction_id =
+      std::make_shared<const std::string>(std::move(asking.question.card_transaction_id));
   http::Response response;
-  response.later = std::make_shared<http::Later>([detached, sent, endpoint, unit = std::move(unit),
+  response.later = std::make_shared<http::Later>([detached, sent, endpoint, transaction_id, unit,
                                                   refused = pinned.refused](http::Later& later) {
-    auto conclude = [later = later.shared_from_this(), detached, sent, endpoint,
+    auto conclude = [later = later.shared_from_this(), detached, sent, endpoint, transaction_id,
                      unit](cards::decisions::Answer answer) {
-      later->resume([detached, sent, endpoint, unit, answer = std::move(answer)] {
+      later->resume([detached, sent, endpoint, transaction_id, unit, answer = std::move(answer)] {
         Context& context = detached->context;
         const cards::TenantDecision decision = cards::decisions::decide(answer, *endpoint);
         return context.write([&](store::Tx& tx) -> Result<http::Response> {
           cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
                                    context.now());
-          auto made = tx.nested<http::Response>(
-              [&](store::Tx& inner) { return unit(inner, context, decision); });
+          auto made = tx.nested<http::Response>([&](store::Tx& inner) {
+            return unit(inner, context, &decision, *transaction_id, nullptr);
+          });
           if (!made) return context.error(made.error());
           return made;
         });
@@ -207,27 +214,32 @@ ToAsk to_ask(Context& context,
   return found.ok() ? std::move(found).value() : ToAsk{};
 }
 
-// A write of Tesoro's own decision, or, for a tenant with an authorization endpoint whose checks
-// declined in the read before asking, of that decline; `unit(tx, unasked)` passes `unasked` to
-// the domain (cards::authorize, cards::increment), which refuses to approve what the endpoint
-// was not asked about. Returns nullopt when it did (the checks pass by now: the caller asks).
-// The refusal is a 503, which no idempotency record keeps.
-std::optional<http::Response> write_unasked(
-    Context& context, bool has_endpoint,
-    const std::function<Result<http::Response>(store::Tx&, bool*)>& unit) {
-  bool unasked = false;
-  http::Response response = context.write([&](store::Tx& tx) -> Result<http::Response> {
-    unasked = false;  // the unit may run again (a PostgreSQL retry)
-    return unit(tx, has_endpoint ? &unasked : nullptr);
-  });
-  if (unasked) return std::nullopt;
-  return response;
-}
-
 // How often an authorization or increment goes back to ask when its checks, which declined in
 // the read, pass in the write: each round needs the money to come between the two. After the
 // last, a 503 (try again), never an approval the endpoint was not asked about.
 constexpr int k_ask_rounds = 3;
+
+// An authorization or step, decided by the tenant's endpoint when it has one and `question`
+// (empty: a step it is never asked about) makes a question; else written with Tesoro's own
+// decision. For a tenant with an endpoint whose checks declined in the read, the write refuses
+// to approve what the endpoint was not asked about (`unasked`, a 503 no idempotency record
+// keeps): the request then goes back to ask.
+http::Response decided_write(
+    Context& context,
+    const std::function<std::optional<cards::decisions::Question>(store::Tx&)>& question,
+    const DecidedUnit& unit) {
+  for (int round = 1;; ++round) {
+    ToAsk ask = question ? to_ask(context, question) : ToAsk{};
+    if (ask.asking) return answer_after_decision(context, std::move(*ask.asking), unit);
+    bool unasked = false;
+    http::Response response = context.write([&](store::Tx& tx) -> Result<http::Response> {
+      unasked = false;  // the unit may run again (a PostgreSQL retry)
+      return unit(tx, context, nullptr, "", ask.has_endpoint ? &unasked : nullptr);
+    });
+    if (!unasked) return response;
+    if (round == k_ask_rounds) return context.error(errors::unavailable());
+  }
+}
 
 http::Response authorize(Context& context) {
   Problems problems;
@@ -248,32 +260,18 @@ http::Response authorize(Context& context) {
                                       request->currency,
                                       request->purchase};
   };
-  for (int round = 1;; ++round) {
-    ToAsk ask = to_ask(context, question);
-    if (ask.asking) {
-      const std::string id = ask.asking->question.card_transaction_id;
-      return answer_after_decision(
-          context, std::move(*ask.asking),
-          [card_id, request = request.value(), id](store::Tx& tx, Context& decided,
-                                                   const cards::TenantDecision& decision)
-              -> Result<http::Response> {
-            auto made = cards::authorize(tx, decided.tenant_id(), card_id, request,
-                                         decided.now(), &decision, id);
-            if (!made) return std::move(made).error();
-            return json_text_response(201, card_transaction_text(made.value()));
-          });
-    }
-    auto written = write_unasked(
-        context, ask.has_endpoint,
-        [&](store::Tx& tx, bool* unasked) -> Result<http::Response> {
-          auto made = cards::authorize(tx, context.tenant_id(), card_id, request.value(),
-                                       context.now(), nullptr, "", unasked);
-          if (!made) return std::move(made).error();
-          return json_text_response(201, card_transaction_text(made.value()));
-        });
-    if (written) return std::move(*written);
-    if (round == k_ask_rounds) return context.error(errors::unavailable());
-  }
+  return decided_write(
+      context, question,
+      // By value: a decided authorization is written after this call has returned.
+      [card_id, request = request.value()](store::Tx& tx, Context& at,
+                                           const cards::TenantDecision* decision,
+                                           const std::string& transaction_id,
+                                           bool* unasked) -> Result<http::Response> {
+        auto made = cards::authorize(tx, at.tenant_id(), card_id, request, at.now(), decision,
+                                     transaction_id, unasked);
+        if (!made) return std::move(made).error();
+        return json_text_response(201, card_transaction_text(made.value()));
+      });
 }
 
 // A step's body: `amount`, required for increment, else optional (the whole open amount). An
@@ -306,31 +304,20 @@ http::Response step(Context& context, cards::Step step, Need amount_need) {
                                       *amount_minor, t.currency, t.purchase};
   };
   const bool asks = step == cards::Step::increment && amount_minor;
-  for (int round = 1;; ++round) {
-    ToAsk ask = asks ? to_ask(context, question) : ToAsk{};
-    if (ask.asking) {
-      return answer_after_decision(
-          context, std::move(*ask.asking),
-          [id, amount_minor, currency](store::Tx& tx, Context& decided,
-                                       const cards::TenantDecision& decision)
-              -> Result<http::Response> {
-            auto done = cards::apply_step(tx, decided.tenant_id(), id, cards::Step::increment,
-                                          amount_minor, currency, decided.now(), &decision);
-            if (!done) return std::move(done).error();
-            return json_text_response(200, card_transaction_text(done.value()));
-          });
-    }
-    auto written = write_unasked(
-        context, ask.has_endpoint,
-        [&](store::Tx& tx, bool* unasked) -> Result<http::Response> {
-          auto done = cards::apply_step(tx, context.tenant_id(), id, step, amount_minor, currency,
-                                        context.now(), nullptr, unasked);
-          if (!done) return std::move(done).error();
-          return json_text_response(200, card_transaction_text(done.value()));
-        });
-    if (written) return std::move(*written);
-    if (round == k_ask_rounds) return context.error(errors::unavailable());
-  }
+  return decided_write(
+      context,
+      asks ? std::function<std::optional<cards::decisions::Question>(store::Tx&)>(question)
+           : nullptr,
+      // By value: a decided increment is written after this call has returned.
+      [id, step, amount_minor, currency](store::Tx& tx, Context& at,
+                                         const cards::TenantDecision* decision,
+                                         const std::string&, bool* unasked)
+          -> Result<http::Response> {
+        auto done = cards::apply_step(tx, at.tenant_id(), id, step, amount_minor, currency,
+                                      at.now(), decision, unasked);
+        if (!done) return std::move(done).error();
+        return json_text_response(200, card_transaction_text(done.value()));
+      });
 }
 
 http::Response capture(Context& context) { return step(context, cards::Step::capture, Need::optional); }

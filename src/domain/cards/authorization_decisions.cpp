@@ -5,6 +5,7 @@
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
 #include "core/limits.hpp"
+#include "domain/webhooks/dispatcher.hpp"
 #include "domain/webhooks/secrets.hpp"
 
 namespace tesoro::cards::decisions {
@@ -144,17 +145,11 @@ TenantDecision decide(const Answer& answer, const webhooks::Endpoint& endpoint) 
 void record(store::Tx& tx, const std::string& tenant_id, const std::string& endpoint_id,
             const Sent& sent, const Answer& answer, time::Micros tenant_now) {
   const bool decided = answer.outcome == "webhook_approved" || answer.outcome == "webhook_declined";
-  store::Value status = nullptr;
-  if (answer.status_code) status = std::int64_t{*answer.status_code};
-  tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
-          "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
-          "next_attempt_at, webhook_timestamp, attempted_at, outcome) "
-          "VALUES (?, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?, NULL, ?, ?, ?)",
-          {tenant_id, ids::generate("whd"), sent.request_id, endpoint_id, sent.request_id,
-           std::string(webhooks::k_authorization_request_type), std::int64_t{decided ? 1 : 0},
-           status, answer.duration_ms, store::optional_value(answer.error),
-           static_cast<std::int64_t>(sent.webhook_timestamp), time::iso(tenant_now),
-           answer.outcome});
+  webhooks::log_attempt(tx, tenant_id,
+                        {sent.request_id, endpoint_id, sent.request_id,
+                         std::string(webhooks::k_authorization_request_type), 1, false, decided,
+                         answer.status_code, answer.duration_ms, answer.error, std::nullopt,
+                         sent.webhook_timestamp, time::iso(tenant_now), answer.outcome});
 }
 
 }  // namespace tesoro::cards::decisions

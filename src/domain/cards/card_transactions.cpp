@@ -396,6 +396,32 @@ Result<Locked> lock_transaction(store::Tx& tx, ledger::Journal& journal,
   return Locked{std::move(card).value(), from_row(*row)};
 }
 
+// Why an increment of `amount_minor` may not be made, funds aside (the hold checks them): 409
+// card_transaction_invalid_state, 400 for a non-positive amount, 409 card_invalid_state (a
+// blocked or canceled card takes no new money, like a new authorization would be declined),
+// 422 balance_overflow, 422 spending_limit_exceeded. Shared by the step and by the read-only
+// check before the tenant's endpoint is asked (incrementable), so that both apply one set.
+std::optional<Error> increment_refusal(store::Tx& tx, const std::string& tenant_id,
+                                       const Card& card, const CardTransaction& t,
+                                       std::int64_t amount_minor, time::Micros now) {
+  if (t.state != "pending") return invalid_state(t, "incremented");
+  if (amount_minor <= 0) return errors::validation("must be a positive amount", "amount.amount");
+  if (card.state != "active") {
+    return errors::of(ErrorCode::card_invalid_state, std::nullopt,
+                      "the card is " + card.state + ": its authorizations cannot grow");
+  }
+  auto total = money::add(t.amount_minor, amount_minor);
+  if (!total || *total > limits::k_amount_max_minor) {
+    return errors::of(ErrorCode::balance_overflow, "amount.amount");
+  }
+  for (const auto& control : controls_of(tx, tenant_id, card)) {
+    if (refusing_limit(tx, tenant_id, card, control, t.purchase.channel, amount_minor, now)) {
+      return errors::of(ErrorCode::spending_limit_exceeded, "amount.amount");
+    }
+  }
+  return std::nullopt;
+}
+
 // Releases the transaction's whole hold and ends it as expired (the expiry worker's step).
 Status expire_locked(store::Tx& tx, ledger::Journal& journal, const std::string& tenant_id,
                      const Card& card, CardTransaction& t, time::Micros now) {
@@ -482,21 +508,6 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   return t;
 }
 
-namespace {
-
-// A card's prepaid balance read without its lock (Journal::balance_of needs one): what the
-// read-only checks before asking the tenant's endpoint use.
-std::optional<ledger::Journal::Balance> unlocked_balance(store::Tx& tx,
-                                                         const std::string& tenant_id,
-                                                         const Card& card) {
-  auto account = ledger::get_account(tx, tenant_id, card.prepaid_account_id, ledger::Surface::card);
-  if (!account) return std::nullopt;
-  return ledger::Journal::Balance{account->balance_minor, account->held_minor, account->currency,
-                                  account->state};
-}
-
-}  // namespace
-
 std::optional<Card> approvable_authorization(store::Tx& tx, const std::string& tenant_id,
                                              const std::string& card_id,
                                              const AuthorizationRequest& request,
@@ -519,22 +530,15 @@ std::optional<Incrementable> incrementable(store::Tx& tx, const std::string& ten
                           {tenant_id, id});
   if (!row) return std::nullopt;
   CardTransaction t = from_row(*row);
-  if (t.state != "pending" || amount_minor <= 0 || (currency && *currency != t.currency)) {
+  if (currency && *currency != t.currency) return std::nullopt;
+  auto found = get_card_with_balance(tx, tenant_id, t.card_id);
+  if (!found) return std::nullopt;
+  Card& card = found->found.card;
+  if (increment_refusal(tx, tenant_id, card, t, amount_minor, now) ||
+      amount_minor > found->balance_minor - found->held_minor) {
     return std::nullopt;
   }
-  auto card = get_card(tx, tenant_id, t.card_id);
-  if (!card || card->state != "active") return std::nullopt;
-  auto total = money::add(t.amount_minor, amount_minor);
-  if (!total || *total > limits::k_amount_max_minor) return std::nullopt;
-  for (const auto& control : controls_of(tx, tenant_id, card.value())) {
-    if (refusing_limit(tx, tenant_id, card.value(), control, t.purchase.channel, amount_minor,
-                       now)) {
-      return std::nullopt;
-    }
-  }
-  auto balance = unlocked_balance(tx, tenant_id, card.value());
-  if (!balance || amount_minor > balance->available()) return std::nullopt;
-  return Incrementable{std::move(t), std::move(card).value()};
+  return Incrementable{std::move(t), std::move(card)};
 }
 
 Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
@@ -578,21 +582,8 @@ Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
   auto locked = lock_transaction(tx, journal, tenant_id, id);
   if (!locked) return std::move(locked).error();
   auto& [card, t] = locked.value();
-  if (t.state != "pending") return invalid_state(t, "incremented");
-  if (amount_minor <= 0) return errors::validation("must be a positive amount", "amount.amount");
-  // A blocked or canceled card takes no new money, like a new authorization would be declined.
-  if (card.state != "active") {
-    return errors::of(ErrorCode::card_invalid_state, std::nullopt,
-                      "the card is " + card.state + ": its authorizations cannot grow");
-  }
-  auto total = money::add(t.amount_minor, amount_minor);
-  if (!total || *total > limits::k_amount_max_minor) {
-    return errors::of(ErrorCode::balance_overflow, "amount.amount");
-  }
-  for (const auto& control : controls_of(tx, tenant_id, card)) {
-    if (refusing_limit(tx, tenant_id, card, control, t.purchase.channel, amount_minor, now)) {
-      return errors::of(ErrorCode::spending_limit_exceeded, "amount.amount");
-    }
+  if (auto refused = increment_refusal(tx, tenant_id, card, t, amount_minor, now)) {
+    return std::move(*refused);
   }
   if (Status held = journal.hold(tenant_id, card.prepaid_account_id, amount_minor, t.currency);
       !held) {
@@ -608,8 +599,8 @@ Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
     if (tenant->detail) message += ": " + *tenant->detail;
     return errors::of(ErrorCode::authorization_declined, std::nullopt, message);
   }
-  t.amount_minor = *total;
-  t.held_minor += amount_minor;  // at most amount, which did not overflow
+  t.amount_minor += amount_minor;  // increment_refusal made sure it stays in range
+  t.held_minor += amount_minor;
   record_step(tx, tenant_id, t, "authorization_increment", amount_minor, now);
   update_row(tx, tenant_id, t);
   return std::move(t);

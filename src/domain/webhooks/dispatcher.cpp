@@ -424,19 +424,12 @@ bool record(store::Tx& tx, const Lease& lease, const Leased& endpoint, const Rec
     return true;  // changed meanwhile (a replay never is): the newer state stands
   }
   // A 410 sets no retry time in the log: the next attempt waits for the endpoint, not a time.
-  store::Value next_text = nullptr;
+  std::optional<std::string> next_text;
   if (next_attempt_at && !outcome.gone) next_text = time::iso(*next_attempt_at);
-  store::Value status = nullptr;
-  if (outcome.status_code) status = std::int64_t{*outcome.status_code};
-  tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
-          "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
-          "next_attempt_at, webhook_timestamp, attempted_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {endpoint.tenant_id, ids::generate("whd"), due.id, endpoint.endpoint_id, due.event_id,
-           due.event_type, std::int64_t{attempt}, std::int64_t{due.replay ? 1 : 0},
-           std::int64_t{outcome.delivered ? 1 : 0}, status, outcome.latency_ms,
-           store::optional_value(outcome.error), next_text,
-           static_cast<std::int64_t>(done.webhook_timestamp), now});
+  log_attempt(tx, endpoint.tenant_id,
+              {due.id, endpoint.endpoint_id, due.event_id, due.event_type, attempt, due.replay,
+               outcome.delivered, outcome.status_code, outcome.latency_ms, outcome.error,
+               std::move(next_text), done.webhook_timestamp, now, std::nullopt});
   if (outcome.gone) {
     tx.exec("UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', "
             "updated_at = ? WHERE tenant_id = ? AND id = ?",
@@ -565,6 +558,21 @@ bool deliver_pass(store::Store& store, const crypto::Sealer& sealer,
 
 // ---------------------------------------------------------------------------------------------
 // The log and replays
+
+void log_attempt(store::Tx& tx, const std::string& tenant_id, const LoggedAttempt& line) {
+  store::Value status = nullptr;
+  if (line.status_code) status = std::int64_t{*line.status_code};
+  tx.exec("INSERT INTO webhook_attempts (tenant_id, id, delivery_id, endpoint_id, event_id, "
+          "event_type, attempt, replay, delivered, status_code, latency_ms, error, "
+          "next_attempt_at, webhook_timestamp, attempted_at, outcome) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {tenant_id, ids::generate("whd"), line.delivery_id, line.endpoint_id, line.event_id,
+           line.event_type, std::int64_t{line.attempt}, std::int64_t{line.replay ? 1 : 0},
+           std::int64_t{line.delivered ? 1 : 0}, status, line.latency_ms,
+           store::optional_value(line.error), store::optional_value(line.next_attempt_at),
+           static_cast<std::int64_t>(line.webhook_timestamp), line.attempted_at,
+           store::optional_value(line.outcome)});
+}
 
 Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_id,
                                       const std::string& endpoint_id, std::int64_t offset,

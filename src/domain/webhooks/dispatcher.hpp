@@ -93,6 +93,27 @@ bool deliver_pass(store::Store& store, const crypto::Sealer& sealer,
 // by a killed process would otherwise hold its endpoints until it expired.
 void release_all_leases(store::Tx& tx);
 
+// Writes one line of an endpoint's delivery log (webhook_attempts): an attempt of a delivery, or
+// a card_authorization.request (domain/cards/authorization_decisions.hpp: its id as delivery
+// and event, its outcome).
+struct LoggedAttempt {
+  std::string delivery_id;
+  std::string endpoint_id;
+  std::string event_id;
+  std::string event_type;
+  int attempt = 1;
+  bool replay = false;
+  bool delivered = false;
+  std::optional<int> status_code;
+  std::int64_t latency_ms = 0;
+  std::optional<std::string> error;
+  std::optional<std::string> next_attempt_at;  // ISO, tenant time
+  long long webhook_timestamp = 0;              // real Unix seconds sent
+  std::string attempted_at;                     // ISO, tenant time
+  std::optional<std::string> outcome;
+};
+void log_attempt(store::Tx& tx, const std::string& tenant_id, const LoggedAttempt& line);
+
 // The delivery log of an endpoint (GET .../webhook_endpoints/{id}/deliveries): attempts,
 // newest first, paginated.
 struct Attempt {
