@@ -32,6 +32,7 @@ int migrate(Store& store, int target_version) {
             tx.engine() == Engine::postgres ? statement.postgres : statement.sqlite;
         if (!sql.empty()) tx.exec(sql);
       }
+      if (migration.then) migration.then(tx);
       tx.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
               {std::int64_t{migration.version}, migration.name, time::iso_now()});
       current = migration.version;

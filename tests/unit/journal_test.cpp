@@ -37,7 +37,7 @@ class JournalTest : public test_stores::EngineStoreTest {
 
   Result<ledger::EntryResult> post(std::vector<ledger::Posting> postings) {
     return temp->store->write<ledger::EntryResult>([&](store::Tx& tx) {
-      return ledger::post_entry(tx, "t", "test", "", postings, time::now_micros());
+      return ledger::post_entry(tx, "t", "test", "", postings, {"test", ""}, time::now_micros());
     });
   }
 
@@ -126,7 +126,7 @@ TEST_P(JournalTest, OverflowIsAnErrorNeverAWrap) {
   // balance to keep within int64), and the books still verify.
   std::string other = open("COP");
   auto beyond = temp->store->write<ledger::EntryResult>([&](store::Tx& tx) {
-    return ledger::post_entry(tx, "t", "test", "", {{funding, -2, "COP"}, {other, 2, "COP"}}, time::now_micros());
+    return ledger::post_entry(tx, "t", "test", "", {{funding, -2, "COP"}, {other, 2, "COP"}}, {"test", ""}, time::now_micros());
   });
   ASSERT_TRUE(beyond.ok());
   EXPECT_EQ(balance(other), 2);
@@ -192,14 +192,14 @@ TEST_P(JournalTest, AUnitLocksOnceInOrderAndPostsManyEntries) {
              {{funding, -1000, "COP"}, {a, 1000, "COP"}},
              {{a, -600, "COP"}, {b, 600, "COP"}},
              {{a, -5, "COP"}, {funding, 5, "COP"}}}) {
-      auto entry = journal.post("t", "test", "", postings);
+      auto entry = journal.post("t", "test", "", postings, {"test", ""});
       if (!entry) return std::move(entry).error();
     }
-    auto overdraw = journal.post("t", "test", "", {{a, -396, "COP"}, {b, 396, "COP"}});
+    auto overdraw = journal.post("t", "test", "", {{a, -396, "COP"}, {b, 396, "COP"}}, {"test", ""});
     EXPECT_EQ(overdraw.error().first_code(), "insufficient_funds");  // 395 left
     // An account that was not locked first may not be posted to: the order would break.
     std::string late = ledger::system_account(tx, "t", ledger::SystemRole::card_network, "COP", time::now_micros());
-    EXPECT_EQ(journal.post("t", "test", "", {{late, -1, "COP"}, {a, 1, "COP"}}).error().status, 500);
+    EXPECT_EQ(journal.post("t", "test", "", {{late, -1, "COP"}, {a, 1, "COP"}}, {"test", ""}).error().status, 500);
     return 0;
   });
   ASSERT_TRUE(posted.ok());
@@ -254,9 +254,9 @@ TEST_P(JournalTest, ConcurrentOppositeTransfersNeverDeadlock) {
           if (Status locked = journal.lock({{"t", from}, {"t", to}, {"t", fees}}); !locked) {
             return locked.error();
           }
-          auto transfer = journal.post("t", "transfer", "", {{from, -7, "COP"}, {to, 7, "COP"}});
+          auto transfer = journal.post("t", "transfer", "", {{from, -7, "COP"}, {to, 7, "COP"}}, {"test", ""});
           if (!transfer) return std::move(transfer).error();
-          auto fee = journal.post("t", "fee", "", {{from, -1, "COP"}, {fees, 1, "COP"}});
+          auto fee = journal.post("t", "fee", "", {{from, -1, "COP"}, {fees, 1, "COP"}}, {"test", ""});
           if (!fee) return std::move(fee).error();
           return 0;
         });
@@ -283,7 +283,7 @@ TEST_P(JournalTest, FundingsOfOneTenantDoNotSerialiseOnTheSystemAccount) {
   auto second_done_future = second_done.get_future().share();
   auto first = std::async(std::launch::async, [&] {
     return temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
-      auto entry = ledger::post_entry(tx, "t", "funding", "", {{funding, -10, "COP"}, {a, 10, "COP"}}, time::now_micros());
+      auto entry = ledger::post_entry(tx, "t", "funding", "", {{funding, -10, "COP"}, {a, 10, "COP"}}, {"test", ""}, time::now_micros());
       if (!entry) return std::move(entry).error();
       first_posted.set_value();
       // Held open until the second funding has committed (or 10 s, a failure).

@@ -1,5 +1,5 @@
-// POST /v1/ledger/accounts, GET /v1/accounts, GET /v1/accounts/{id},
-// POST /v1/sandbox/accounts/{id}/fund.
+// POST /v1/ledger/accounts, GET /v1/accounts, GET /v1/accounts/{id} (with as_of),
+// GET /v1/accounts/{id}/entries, POST /v1/sandbox/accounts/{id}/fund.
 #include "api/context.hpp"
 #include "api/ledger_json.hpp"
 #include "api/lists.hpp"
@@ -48,15 +48,30 @@ http::Response list(Context& context) {
       account_text, ListRead::one_statement);
 }
 
+// ?as_of=<instant>: the account with its balance as it stood then (tenant clock; not after now).
+// A card's prepaid balance is an account too (its id is the card's prepaid_account_id).
 http::Response show(Context& context) {
   Problems problems;
   std::string id = check_path_id(context.param("id"), "acc", "an account", problems);
+  QueryReader query(context.query, problems);
+  std::optional<time::Micros> as_of = query.timestamp("as_of");
+  const time::Micros now = context.now();
+  if (as_of && *as_of > now) {
+    problems.invalid("as_of", "must not be after the tenant's clock (" + time::iso(now) + ")");
+  }
   if (!problems.empty()) return context.error(problems.to_error());
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
-    auto account = ledger::get_account(tx, context.tenant_id(), id, ledger::Surface::core);
+    auto account = ledger::get_core_or_card_account(tx, context.tenant_id(), id);
     if (!account) return std::move(account).error();
+    if (as_of) return json_text_response(200, account_text(ledger::as_of(
+                                                  std::move(account).value(), tx,
+                                                  context.tenant_id(), *as_of)));
     return json_text_response(200, account_text(account.value()));
   });
+}
+
+http::Response entries(Context& context) {
+  return entries_response(context, "acc", "an account", ledger::Surface::core);
 }
 
 http::Response fund(Context& context) {
@@ -69,6 +84,7 @@ void add_account_routes(Routes& routes) {
   routes.push_back({"POST", "/v1/ledger/accounts", AuthKind::core, "ledger", create});
   routes.push_back({"GET", "/v1/accounts", AuthKind::core, "ledger", list});
   routes.push_back({"GET", "/v1/accounts/{id}", AuthKind::core, "ledger", show});
+  routes.push_back({"GET", "/v1/accounts/{id}/entries", AuthKind::core, "ledger", entries});
   routes.push_back({"POST", "/v1/sandbox/accounts/{id}/fund", AuthKind::core, "ledger", fund, true});
 }
 

@@ -36,6 +36,9 @@ json::object card_json(const cards::CardView& view) {
   return json::object{
       {"id", card.id},
       {"account_id", card.account_id},
+      // The card's prepaid balance is a ledger account: its statement is
+      // GET /v1/accounts/{prepaid_account_id}/entries.
+      {"prepaid_account_id", card.prepaid_account_id},
       {"cardholder_id", optional_json(card.cardholder_id)},
       {"cardholder", view.cardholder ? json::value(cardholder_json(*view.cardholder))
                                      : json::value(nullptr)},

@@ -1,4 +1,5 @@
-// GET /api/v1/tenant/accounts (a bare array), POST /api/v1/sandbox/tenant/accounts/{id}/fund.
+// GET /api/v1/tenant/accounts (a bare array), GET /api/v1/tenant/accounts/{id}/entries,
+// POST /api/v1/sandbox/tenant/accounts/{id}/fund.
 #include "api/context.hpp"
 #include "api/ledger_json.hpp"
 #include "api/validation/readers.hpp"
@@ -32,6 +33,10 @@ http::Response list(Context& context) {
   });
 }
 
+http::Response entries(Context& context) {
+  return entries_response(context, "bbtacc", "a tenant account", ledger::Surface::participant);
+}
+
 http::Response fund(Context& context) {
   return fund_account_response(context, "bbtacc", "a tenant account", ledger::Surface::participant,
                                tenant_account_text);
@@ -42,6 +47,8 @@ http::Response fund(Context& context) {
 void add_tenant_account_routes(Routes& routes) {
   routes.push_back({"GET", "/api/v1/tenant/accounts", AuthKind::participant,
                     "tenant_accounts:readonly", list});
+  routes.push_back({"GET", "/api/v1/tenant/accounts/{id}/entries", AuthKind::participant,
+                    "tenant_accounts:readonly", entries});
   // Funding writes to tenant accounts: the full tenant_accounts scope (its :readonly form
   // allows only the GETs).
   routes.push_back({"POST", "/api/v1/sandbox/tenant/accounts/{id}/fund", AuthKind::participant,

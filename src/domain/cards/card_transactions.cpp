@@ -563,7 +563,8 @@ Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
   }
   auto entry = journal.post(tenant_id, "card_capture", "card transaction " + t.id,
                             {{card.prepaid_account_id, -*amount, t.currency},
-                             {network, *amount, t.currency}});
+                             {network, *amount, t.currency}},
+                            {"card_transaction", t.id});
   if (!entry) return std::move(entry).error();
   t.released_minor = t.held_minor - *amount;
   t.captured_minor = *amount;
@@ -643,7 +644,8 @@ Result<CardTransaction> refund(store::Tx& tx, const std::string& tenant_id, cons
   }
   auto entry = journal.post(tenant_id, "card_refund", "card transaction " + t.id,
                             {{network, -*amount, t.currency},
-                             {card.prepaid_account_id, *amount, t.currency}});
+                             {card.prepaid_account_id, *amount, t.currency}},
+                            {"card_transaction", t.id});
   if (!entry) return std::move(entry).error();
   t.refunded_minor += *amount;
   if (t.refunded_minor == t.captured_minor) t.state = "refunded";

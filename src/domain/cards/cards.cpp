@@ -129,18 +129,20 @@ Status insert_card(store::Tx& tx, const std::string& tenant_id, Card& card,
 Result<ledger::EntryResult> move_prepaid(ledger::Journal& journal, const std::string& tenant_id,
                                          const Card& card, const std::string& operation,
                                          std::int64_t amount_minor, const std::string& currency,
-                                         const std::string& description) {
+                                         const std::string& description,
+                                         const std::string& operation_id) {
   const bool topup = operation == "topup";
   const std::int64_t to_prepaid = topup ? amount_minor : -amount_minor;
   return journal.post(tenant_id, "card_" + operation, description,
                       {{card.account_id, -to_prepaid, currency},
-                       {card.prepaid_account_id, to_prepaid, currency}});
+                       {card.prepaid_account_id, to_prepaid, currency}},
+                      {"card_balance_operation", operation_id});
 }
 
 BalanceOperation insert_operation(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const NewBalanceOperation& input,
-                                  const std::string& entry_id, time::Micros now) {
-  BalanceOperation operation{ids::generate("cbo"), card_id,          input.operation,
+                                  std::string id, const std::string& entry_id, time::Micros now) {
+  BalanceOperation operation{std::move(id),        card_id,          input.operation,
                              input.amount_minor,   input.currency,   input.description,
                              input.entity_id,      time::iso(now)};
   tx.exec("INSERT INTO card_balance_operations (tenant_id, id, card_id, operation, amount, "
@@ -385,11 +387,15 @@ Result<BalanceOperationOutcome> perform_on(store::Tx& tx, const std::string& ten
                       "a canceled card cannot be topped up");
   }
   if (input.currency != card.currency) return ledger::currency_mismatch(card.currency);
+  // Named before the entry, which refers to it.
+  std::string operation_id = ids::generate("cbo");
   auto entry = move_prepaid(journal, tenant_id, card, input.operation, input.amount_minor,
-                            input.currency, input.description);
+                            input.currency, input.description, operation_id);
   if (!entry) return std::move(entry).error();
   return BalanceOperationOutcome{
-      insert_operation(tx, tenant_id, card.id, input, entry->entry_id, now), true};
+      insert_operation(tx, tenant_id, card.id, input, std::move(operation_id), entry->entry_id,
+                       now),
+      true};
 }
 
 }  // namespace

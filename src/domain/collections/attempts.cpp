@@ -118,7 +118,7 @@ Status receive(store::Tx& tx, const std::string& tenant_id, const Collection& co
       tx, tenant_id, "incoming_transfer", "collection " + collection.id + " attempt " + attempt.id,
       {{collection.tenant_account_id, attempt.amount_minor, collection.currency},
        {settlement, -attempt.amount_minor, collection.currency}},
-      now);
+      {"collection_attempt", attempt.id}, now);
   if (!entry) return std::move(entry).error();
   attempt.transfer_id = ids::generate("bbit");
   tx.exec("INSERT INTO incoming_transfers (tenant_id, id, collection_id, attempt_id, "

@@ -225,8 +225,10 @@ Result<Account> fund_account(store::Tx& tx, const std::string& tenant_id, const 
     return errors::validation("must be a positive amount", "amount.amount");
   }
   std::string funding = system_account(tx, tenant_id, SystemRole::external_funding, currency, now);
+  // A funding is no object of its own: its entry names it.
   auto entry = post_entry(tx, tenant_id, "sandbox_funding", description,
-                          {{funding, *debit, currency}, {id, amount_minor, currency}}, now);
+                          {{funding, *debit, currency}, {id, amount_minor, currency}},
+                          {"sandbox_funding", ""}, now);
   if (!entry) return std::move(entry).error();
   // What post_entry wrote to the row: its balance after the credit, stamped now.
   account->balance_minor = entry->balances_after[1];

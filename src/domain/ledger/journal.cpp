@@ -62,7 +62,7 @@ std::string system_account(store::Tx& tx, const std::string& tenant_id, SystemRo
 
 struct Journal::Checked {
   EntryResult result;
-  std::map<AccountKey, std::int64_t> balances;  // locked accounts this entry changes
+  std::map<AccountKey, Locked> accounts;  // locked accounts this entry changes, as it leaves them
 };
 
 Status Journal::lock(std::vector<AccountKey> accounts) {
@@ -71,13 +71,15 @@ Status Journal::lock(std::vector<AccountKey> accounts) {
   for (const AccountKey& key : accounts) {
     if (locked_.contains(key) || system_.contains(key)) continue;
     // Rows of system accounts do not match the filter, so they are never locked.
-    auto row = tx_.query_one(std::string("SELECT currency, state, balance, held FROM ledger_accounts "
+    auto row = tx_.query_one(std::string("SELECT currency, state, balance, held, postings_count, "
+                                         "last_posted_at FROM ledger_accounts "
                                          "WHERE tenant_id = ? AND id = ? AND surface <> 'system'") +
                                  std::string(tx_.lock_rows()),
                              {key.tenant_id, key.id});
     if (row) {
       if (!locked_.empty() && key < locked_.rbegin()->first) return errors::internal();
-      locked_[key] = {row->text(0), row->text(1), row->integer(2), row->integer(3)};
+      locked_[key] = {row->text(0),    row->text(1),    row->integer(2),
+                      row->integer(3), row->integer(4), row->optional_text(5).value_or("")};
       continue;
     }
     auto system = tx_.query_one(
@@ -105,6 +107,7 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
   }
   Checked checked;
   checked.result.entry_id = ids::generate("jen");
+  checked.result.posted_at.resize(postings.size());
   for (const Posting& posting : postings) {
     AccountKey key{tenant_id, posting.account_id};
     if (auto system = system_.find(key); system != system_.end()) {
@@ -112,6 +115,7 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
         return currency_mismatch(system->second);
       }
       checked.result.balances_after.push_back(0);
+      checked.result.positions.push_back(0);
       continue;
     }
     auto locked = locked_.find(key);
@@ -126,8 +130,9 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
     if (account.currency != posting.currency) {
       return currency_mismatch(account.currency);
     }
-    auto [it, first] = checked.balances.try_emplace(key, account.balance);
-    auto balance = money::add(it->second, posting.amount_minor);
+    auto [it, first] = checked.accounts.try_emplace(key, account);
+    Locked& after = it->second;
+    auto balance = money::add(after.balance, posting.amount_minor);
     if (!balance || *balance > limits::k_amount_max_minor) {
       return errors::of(ErrorCode::balance_overflow, "amount.amount");
     }
@@ -135,34 +140,44 @@ Result<Journal::Checked> Journal::check(const std::string& tenant_id,
     if (*balance < (debit ? account.held : 0)) {
       return errors::of(ErrorCode::insufficient_funds, "amount.amount");
     }
-    it->second = *balance;
+    after.balance = *balance;
     checked.result.balances_after.push_back(*balance);
+    checked.result.positions.push_back(++after.postings_count);
+    // Dated in the order applied: a unit whose clock read came before the last posting's
+    // commit takes that posting's instant (ISO texts of one width compare as instants).
+    if (after.last_posted_at > at_) {
+      checked.result.posted_at[checked.result.positions.size() - 1] = after.last_posted_at;
+    } else {
+      after.last_posted_at = at_;
+    }
   }
   return checked;
 }
 
-void Journal::store_balance(const AccountKey& key, std::int64_t balance) {
+void Journal::store_balance(const AccountKey& key) {
+  const Locked& account = locked_[key];
   // A customer balance never goes below what it holds (nor below zero), nor past the API's
   // largest amount: check() refused every posting that would, so this is a bug if it fails.
-  TESORO_CHECK(balance >= locked_[key].held && locked_[key].held >= 0 &&
-                   balance <= limits::k_amount_max_minor,
+  TESORO_CHECK(account.balance >= account.held && account.held >= 0 &&
+                   account.balance <= limits::k_amount_max_minor,
                "account " + key.id + " of tenant " + key.tenant_id + ": balance " +
-                   std::to_string(balance) + ", held " + std::to_string(locked_[key].held));
-  const std::string at = time::iso(now_);
-  tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ? "
-           "WHERE tenant_id = ? AND id = ?",
-           {balance, at, at, key.tenant_id, key.id});
+                   std::to_string(account.balance) + ", held " + std::to_string(account.held));
+  tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ?, "
+           "postings_count = ?, last_posted_at = ? WHERE tenant_id = ? AND id = ?",
+           {account.balance, at_, at_, account.postings_count, account.last_posted_at,
+            key.tenant_id, key.id});
 }
 
 Result<EntryResult> Journal::post(const std::string& tenant_id, const std::string& kind,
                                   const std::string& description,
-                                  const std::vector<Posting>& postings) {
+                                  const std::vector<Posting>& postings,
+                                  const Reference& reference) {
   auto checked = check(tenant_id, postings);
   if (!checked) return std::move(checked).error();
-  write(tenant_id, kind, {{description, postings}}, {checked->result});
-  for (const auto& [key, balance] : checked->balances) {
-    locked_[key].balance = balance;
-    store_balance(key, balance);
+  write(tenant_id, kind, {{description, postings, reference}}, {checked->result});
+  for (auto& [key, account] : checked->accounts) {
+    locked_[key] = std::move(account);
+    store_balance(key);
   }
   return std::move(checked->result);
 }
@@ -170,25 +185,25 @@ Result<EntryResult> Journal::post(const std::string& tenant_id, const std::strin
 Result<std::vector<EntryResult>> Journal::post_all(const std::string& tenant_id,
                                                    const std::string& kind,
                                                    const std::vector<NewEntry>& entries) {
-  // Checked one after the other against the balances the entries before left; put back as they
-  // were when one fails.
-  std::map<AccountKey, std::int64_t> before;
+  // Checked one after the other against the accounts as the entries before left them; put back
+  // as they were when one fails.
+  std::map<AccountKey, Locked> before;
   std::vector<EntryResult> results;
   results.reserve(entries.size());
   for (const NewEntry& entry : entries) {
     auto checked = check(tenant_id, entry.postings);
     if (!checked) {
-      for (const auto& [key, balance] : before) locked_[key].balance = balance;
+      for (auto& [key, account] : before) locked_[key] = std::move(account);
       return std::move(checked).error();
     }
-    for (const auto& [key, balance] : checked->balances) {
-      before.try_emplace(key, locked_[key].balance);
-      locked_[key].balance = balance;
+    for (auto& [key, account] : checked->accounts) {
+      before.try_emplace(key, locked_[key]);
+      locked_[key] = std::move(account);
     }
     results.push_back(std::move(checked->result));
   }
   write(tenant_id, kind, entries, results);
-  for (const auto& [key, ignored] : before) store_balance(key, locked_[key].balance);
+  for (const auto& [key, ignored] : before) store_balance(key);
   return results;
 }
 
@@ -201,7 +216,7 @@ void Journal::store_held(const std::string& tenant_id, const std::string& accoun
   // The available balance changed: so did the balance's updated_at.
   tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
            "AND id = ?",
-           {held, time::iso(now_), tenant_id, account_id});
+           {held, at_, tenant_id, account_id});
 }
 
 Status Journal::hold(const std::string& tenant_id, const std::string& account_id,
@@ -246,7 +261,7 @@ std::optional<Journal::Balance> Journal::balance_of(const std::string& tenant_id
 void Journal::write(const std::string& tenant_id, const std::string& kind,
                     const std::vector<NewEntry>& entries,
                     const std::vector<EntryResult>& results) {
-  const std::string at = time::iso(now_);
+  const std::string& at = at_;
   store::Params entry_rows;
   store::Params posting_rows;
   std::vector<events::Emission> emissions;
@@ -263,9 +278,11 @@ void Journal::write(const std::string& tenant_id, const std::string& kind,
       TESORO_CHECK(sum == 0, "entry " + result.entry_id + " of tenant " + tenant_id +
                                  " does not balance in " + posting.currency);
     }
-    for (store::Value value : {store::Value(tenant_id), store::Value(result.entry_id),
-                               store::Value(kind), store::Value(entries[e].description),
-                               store::Value(at)}) {
+    const Reference& reference = entries[e].reference;
+    for (store::Value value :
+         {store::Value(tenant_id), store::Value(result.entry_id), store::Value(kind),
+          store::Value(entries[e].description), store::Value(at), store::Value(reference.type),
+          store::Value(reference.id.empty() ? result.entry_id : reference.id)}) {
       entry_rows.push_back(std::move(value));
     }
     const std::vector<Posting>& postings = entries[e].postings;
@@ -277,7 +294,8 @@ void Journal::write(const std::string& tenant_id, const std::string& kind,
             store::Value(static_cast<std::int64_t>(i)), store::Value(posting.account_id),
             store::Value(posting.currency), store::Value(posting.amount_minor),
             system ? store::Value(nullptr) : store::Value(result.balances_after[i]),
-            store::Value(at)}) {
+            system ? store::Value(nullptr) : store::Value(result.positions[i]),
+            store::Value(result.posted_at[i].empty() ? at : result.posted_at[i])}) {
         posting_rows.push_back(std::move(value));
       }
       if (system) continue;
@@ -291,22 +309,24 @@ void Journal::write(const std::string& tenant_id, const std::string& kind,
                            now_});
     }
   }
-  tx_.append_rows("journal_entries (tenant_id, id, kind, description, inserted_at)", 5,
-                  entry_rows);
+  tx_.append_rows("journal_entries (tenant_id, id, kind, description, inserted_at, "
+                  "reference_type, reference_id)",
+                  7, entry_rows);
   tx_.append_rows("postings (tenant_id, entry_id, seq, account_id, currency, amount, "
-                  "balance_after, inserted_at)",
-                  8, posting_rows);
+                  "balance_after, position, inserted_at)",
+                  9, posting_rows);
   events::emit_many(tx_, emissions);
 }
 
 Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
                                const std::string& kind, const std::string& description,
-                               const std::vector<Posting>& postings, time::Micros now) {
+                               const std::vector<Posting>& postings, const Reference& reference,
+                               time::Micros now) {
   Journal journal(tx, now);
   std::vector<AccountKey> keys;
   for (const Posting& posting : postings) keys.push_back({tenant_id, posting.account_id});
   if (Status locked = journal.lock(std::move(keys)); !locked) return std::move(locked).error();
-  return journal.post(tenant_id, kind, description, postings);
+  return journal.post(tenant_id, kind, description, postings, reference);
 }
 
 std::vector<std::string> verify(store::Tx& tx) {
@@ -339,11 +359,37 @@ std::vector<std::string> verify(store::Tx& tx) {
   for (const store::Row& row : tx.query(
            "SELECT p.tenant_id, p.entry_id, p.account_id FROM postings p JOIN ledger_accounts a "
            "ON a.tenant_id = p.tenant_id AND a.id = p.account_id WHERE "
-           "(a.surface = 'system' AND p.balance_after IS NOT NULL) OR "
-           "(a.surface <> 'system' AND p.balance_after IS NULL)")) {
+           "(a.surface = 'system' AND (p.balance_after IS NOT NULL OR p.position IS NOT NULL)) OR "
+           "(a.surface <> 'system' AND (p.balance_after IS NULL OR p.position IS NULL))")) {
     violations.push_back("entry " + row.text(1) + " of tenant " + row.text(0) + ": posting to " +
-                         row.text(2) + " has a balance_after where it should not, or none "
-                         "where it should");
+                         row.text(2) + " has a balance_after or position where it should not, "
+                         "or none where it should");
+  }
+  // Statements: each customer account's postings, by position, are 1, 2, ... with no gap, each
+  // starting from the balance the one before it left (the first from 0: the last then leaves the
+  // stored balance, whose sum is checked above), dated no earlier than the one before it; the
+  // account knows its last position.
+  for (const store::Row& row : tx.query(
+           "SELECT tenant_id, account_id, entry_id, position FROM (SELECT tenant_id, account_id, "
+           "entry_id, position, amount, balance_after, inserted_at, "
+           "LAG(balance_after, 1, 0) OVER w AS balance_before, "
+           "LAG(position, 1, 0) OVER w AS position_before, "
+           "LAG(inserted_at, 1, '') OVER w AS inserted_before FROM postings "
+           "WHERE position IS NOT NULL "
+           "WINDOW w AS (PARTITION BY tenant_id, account_id ORDER BY position)) chain "
+           "WHERE balance_after - amount <> balance_before OR position <> position_before + 1 "
+           "OR inserted_at < inserted_before")) {
+    violations.push_back("account " + row.text(1) + " of tenant " + row.text(0) + ": posting " +
+                         row.text(3) + " (entry " + row.text(2) + ") does not follow the one "
+                         "before it (its running balance, position or instant)");
+  }
+  for (const store::Row& row : tx.query(
+           "SELECT a.tenant_id, a.id, a.postings_count, COUNT(p.position) FROM ledger_accounts a "
+           "LEFT JOIN postings p ON p.tenant_id = a.tenant_id AND p.account_id = a.id "
+           "WHERE a.surface <> 'system' GROUP BY a.tenant_id, a.id, a.postings_count "
+           "HAVING a.postings_count <> COUNT(p.position)")) {
+    violations.push_back("account " + row.text(1) + " of tenant " + row.text(0) + " counts " +
+                         row.text(2) + " postings but has " + row.text(3));
   }
   for (const store::Row& row : tx.query(
            "SELECT e.tenant_id, e.id FROM journal_entries e WHERE (SELECT COUNT(*) FROM postings p "

@@ -37,17 +37,30 @@ struct Posting {
   std::string currency;
 };
 
+// What caused an entry, for a reader of a statement to fetch: a card transaction, a card balance
+// operation, an outgoing transfer, a payout, a collection attempt; a sandbox funding, which is
+// no object of its own, is named by its entry (an empty id: the entry's).
+struct Reference {
+  std::string type;
+  std::string id;
+};
+
 struct EntryResult {
   std::string entry_id;
   // One per posting, in order: the account's balance after it (0 for a system account, whose
   // balance is not stored).
   std::vector<std::int64_t> balances_after;
+  // One per posting: its place in its account's history (1 for the first; 0 for a system
+  // account's), and its instant when that is not the journal's now (an account's postings are
+  // dated in the order they are applied: one never before the one before it).
+  std::vector<std::int64_t> positions;
+  std::vector<std::string> posted_at;
 };
 
 // The ledger work of one write unit.
 class Journal {
  public:
-  Journal(store::Tx& tx, time::Micros now) : tx_(tx), now_(now) {}
+  Journal(store::Tx& tx, time::Micros now) : tx_(tx), now_(now), at_(time::iso(now)) {}
 
   // Locks the customer and tenant accounts among `accounts` in the global order and loads them;
   // notes which are system accounts (not locked). 404 item_not_found for an unknown account.
@@ -61,7 +74,8 @@ class Journal {
   // credit to a closed one); 422 currency_mismatch, balance_overflow, insufficient_funds.
   // Nothing is written when it fails.
   Result<EntryResult> post(const std::string& tenant_id, const std::string& kind,
-                           const std::string& description, const std::vector<Posting>& postings);
+                           const std::string& description, const std::vector<Posting>& postings,
+                           const Reference& reference);
 
   // Many entries of one kind at once (the network processor's settlements): the checks of
   // post() for each, in order (each sees the ones before it), but the entries, postings and
@@ -70,6 +84,7 @@ class Journal {
   struct NewEntry {
     std::string description;
     std::vector<Posting> postings;
+    Reference reference;
   };
   Result<std::vector<EntryResult>> post_all(const std::string& tenant_id, const std::string& kind,
                                             const std::vector<NewEntry>& entries);
@@ -103,6 +118,8 @@ class Journal {
     std::string state;
     std::int64_t balance;
     std::int64_t held;
+    std::int64_t postings_count;  // its last posting's position
+    std::string last_posted_at;   // and its instant ("" before the first)
   };
   struct Checked;
   Result<Checked> check(const std::string& tenant_id, const std::vector<Posting>& postings);
@@ -110,10 +127,11 @@ class Journal {
                   std::int64_t held);
   void write(const std::string& tenant_id, const std::string& kind,
              const std::vector<NewEntry>& entries, const std::vector<EntryResult>& results);
-  void store_balance(const AccountKey& key, std::int64_t balance);
+  void store_balance(const AccountKey& key);
 
   store::Tx& tx_;
   time::Micros now_;
+  std::string at_;  // now_ as stored
   std::map<AccountKey, Locked> locked_;
   std::map<AccountKey, std::string> system_;  // system account -> its currency
 };
@@ -121,7 +139,8 @@ class Journal {
 // One entry on its own: locks its accounts, then posts it.
 Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
                                const std::string& kind, const std::string& description,
-                               const std::vector<Posting>& postings, time::Micros now);
+                               const std::vector<Posting>& postings, const Reference& reference,
+                               time::Micros now);
 
 // 422 currency_mismatch at amount.currency, naming the account's currency.
 Error currency_mismatch(const std::string& account_currency);

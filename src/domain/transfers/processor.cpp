@@ -316,9 +316,12 @@ Status Pass::settle_all() {
                                                t.currency, m->tenant_now);
         if (Status locked = journal.lock({{tenant_id, found->second}}); !locked) return locked;
       }
+      // A payout's leg is the payout's business: its entry names the payout.
       entries.push_back({"outgoing transfer " + t.id,
                          {{t.tenant_account_id, -t.amount_minor, t.currency},
-                          {found->second, t.amount_minor, t.currency}}});
+                          {found->second, t.amount_minor, t.currency}},
+                         t.payout_id ? ledger::Reference{"payout", *t.payout_id}
+                                     : ledger::Reference{"outgoing_transfer", t.id}});
       settled.push_back(m);
     }
     auto posted = journal.post_all(tenant_id, "outgoing_transfer", entries);

@@ -6,10 +6,13 @@
 // column). Every table carries tenant_id, and every primary key and unique constraint of tenant
 // data includes it (ready for distribution by tenant); the credential lookup tables (looked up
 // by secret hash) and the network key directory (looked up by key) are global by nature.
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace tesoro::store {
+
+class Tx;
 
 struct Statement {
   Statement(const char* both) : sqlite(both), postgres(both) {}  // NOLINT: implicit by design
@@ -26,6 +29,8 @@ struct Migration {
   int version;
   std::string name;
   std::vector<Statement> statements;
+  // Data the statements cannot derive in SQL, filled in after them in the same transaction.
+  std::function<void(Tx&)> then = nullptr;
 };
 
 // Each module's migrations.
