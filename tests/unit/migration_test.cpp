@@ -283,4 +283,121 @@ TEST_P(MigrationTest, TransfersOfSchema24KeepTheirRowsAndIdsBecomeUniqueAlone) {
   EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
 }
 
+// Statements (schema 29): the postings a schema-28 folder holds get their places in their
+// accounts from their running balances, not from their instants alone (a write whose clock read
+// came first may have committed second), the instants follow that order, the accounts their
+// counts, the entries their references; an account whose balances do not chain keeps time order
+// and `verify` says so.
+TEST_P(MigrationTest, PostingsOfSchema28AreOrderedByTheirRunningBalances) {
+  TempStore temp(GetParam(), 28);
+  auto at = [](int second) {
+    return "2026-11-20T10:00:" + std::string(second < 10 ? "0" : "") + std::to_string(second) +
+           ".000000Z";
+  };
+  // (entry, kind, description, amount, balance_after, second) of acc_c, in the order applied.
+  struct Old {
+    const char* entry;
+    const char* kind;
+    const char* description;
+    std::int64_t amount;
+    std::int64_t balance_after;
+    int second;
+  };
+  const std::vector<Old> applied = {
+      {"jen_1", "sandbox_funding", "funding", 100, 100, 10},
+      {"jen_2", "card_capture", "card transaction ctx_a", -40, 60, 30},
+      {"jen_3", "card_topup", "top up", 5, 65, 20},  // read the clock before jen_2 committed
+      {"jen_4", "sandbox_funding", "f", 35, 100, 40},
+      {"jen_5", "card_refund", "card transaction ctx_b", -35, 65, 50},
+      {"jen_6", "sandbox_funding", "f", 35, 100, 55},
+      {"jen_7", "sandbox_funding", "f", 50, 150, 57},
+      {"jen_8", "sandbox_funding", "f", -50, 100, 58},
+      {"jen_9", "sandbox_funding", "f", 50, 150, 59},
+      {"jen_10", "sandbox_funding", "f", 30, 180, 56},  // earlier than jen_8, applied last
+  };
+  ASSERT_TRUE(temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
+    const char* account =
+        "INSERT INTO ledger_accounts (tenant_id, id, surface, name, number, type, currency, "
+        "state, balance, balance_updated_at, inserted_at, updated_at) "
+        "VALUES ('ten_1', ?, ?, ?, ?, 'x', 'COP', 'active', ?, 'x', 'x', 'x')";
+    tx.exec(account, {std::string("acc_c"), std::string("core"), std::string("c"),
+                      std::string("1"), std::int64_t{180}});
+    tx.exec(account, {std::string("acc_b"), std::string("core"), std::string("b"),
+                      std::string("2"), std::int64_t{20}});
+    tx.exec(account, {std::string("acc_s"), std::string("system"), std::string("s"),
+                      std::string("3"), std::int64_t{0}});
+    auto entry = [&](const std::string& id, const std::string& kind,
+                     const std::string& description, const std::string& account_id,
+                     std::int64_t amount, std::int64_t balance_after, const std::string& when) {
+      tx.exec("INSERT INTO journal_entries (tenant_id, id, kind, description, inserted_at) "
+              "VALUES ('ten_1', ?, ?, ?, ?)",
+              {id, kind, description, when});
+      tx.exec("INSERT INTO postings (tenant_id, entry_id, seq, account_id, currency, amount, "
+              "balance_after, inserted_at) VALUES ('ten_1', ?, 0, 'acc_s', 'COP', ?, NULL, ?), "
+              "('ten_1', ?, 1, ?, 'COP', ?, ?, ?)",
+              {id, -amount, when, id, account_id, amount, balance_after, when});
+    };
+    for (const Old& old : applied) {
+      entry(old.entry, old.kind, old.description, "acc_c", old.amount, old.balance_after,
+            at(old.second));
+    }
+    // acc_b's second running balance does not follow its first: no order chains.
+    entry("jen_b1", "sandbox_funding", "b", "acc_b", 10, 10, at(1));
+    entry("jen_b2", "sandbox_funding", "b", "acc_b", 10, 25, at(2));
+    tx.exec("INSERT INTO card_balance_operations (tenant_id, id, card_id, operation, amount, "
+            "currency, description, entity_id, entry_id, performed_at) VALUES ('ten_1', "
+            "'cbo_1', 'car_1', 'topup', 5, 'COP', 'top up', 'e1', 'jen_3', 'x')");
+    return 0;
+  }));
+  EXPECT_GE(store::migrate(*temp.store), 29);
+  std::int64_t position = 0;
+  std::string latest;
+  for (const Old& old : applied) {
+    ++position;
+    auto row = temp.store->read<std::optional<store::Row>>([&](store::Tx& tx) {
+      return Result<std::optional<store::Row>>(tx.query_one(
+          "SELECT p.position, p.inserted_at, e.reference_type, e.reference_id FROM postings p "
+          "JOIN journal_entries e ON e.tenant_id = p.tenant_id AND e.id = p.entry_id "
+          "WHERE p.entry_id = ? AND p.account_id = 'acc_c'",
+          {std::string(old.entry)}));
+    }).value();
+    ASSERT_TRUE(row) << old.entry;
+    EXPECT_EQ(row->integer(0), position) << old.entry;
+    latest = std::max(latest, at(old.second));
+    EXPECT_EQ(row->text(1), latest) << old.entry << ": dated no earlier than the one before";
+    const std::string kind = old.kind;
+    if (kind == "sandbox_funding") {
+      EXPECT_EQ(row->text(2), "sandbox_funding");
+      EXPECT_EQ(row->text(3), old.entry);
+    } else if (kind == "card_topup") {
+      EXPECT_EQ(row->text(2), "card_balance_operation");
+      EXPECT_EQ(row->text(3), "cbo_1");
+    } else {
+      EXPECT_EQ(row->text(2), "card_transaction");
+      EXPECT_EQ(row->text(3), std::string(old.description).substr(17));
+    }
+  }
+  EXPECT_EQ(scalar(*temp.store, "SELECT postings_count FROM ledger_accounts WHERE id = 'acc_c'"),
+            10);
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM ledger_accounts WHERE id = 'acc_c' "
+                                "AND last_posted_at = '" + at(59) + "'"),
+            1);
+  EXPECT_EQ(scalar(*temp.store, "SELECT COUNT(*) FROM postings WHERE account_id = 'acc_s' "
+                                "AND position IS NULL"),
+            12);
+  EXPECT_EQ(scalar(*temp.store, "SELECT position FROM postings WHERE entry_id = 'jen_b2' "
+                                "AND account_id = 'acc_b'"),
+            2);
+  const std::vector<std::string> violations =
+      temp.store->read<std::vector<std::string>>([](store::Tx& tx) {
+        return Result<std::vector<std::string>>(ledger::verify(tx));
+      }).value();
+  ASSERT_EQ(violations.size(), 1u) << "acc_b's chain (its postings sum to its balance), nothing "
+                                      "of acc_c's";
+  for (const std::string& violation : violations) {
+    EXPECT_NE(violation.find("acc_b"), std::string::npos) << violation;
+  }
+  EXPECT_EQ(store::migrate(*temp.store), store::migrate(*temp.store));  // nothing left to apply
+}
+
 TESORO_ON_BOTH_ENGINES(MigrationTest);
