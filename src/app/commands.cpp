@@ -381,6 +381,7 @@ int command_verify(const StoreFlags& flags) {
     return 2;
   }
   std::cout << "ledger ok: every entry balances, every balance equals its postings, every "
+               "account's postings chain their running balances in order to it, every "
                "card hold equals what its authorizations hold, every collection's "
                "paid_amount equals its incoming transfers and agrees with its state, every "
                "successful collection attempt has its incoming transfer, and every account "

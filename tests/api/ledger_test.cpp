@@ -70,6 +70,42 @@ TEST(Accounts, OpenForTenantAndForAccountHolder) {
   EXPECT_EQ(fetched.body, created.body);
 }
 
+TEST(Accounts, ListedByAccountHolder) {
+  Server& server = Server::shared();
+  Reply holder = server.post("/v1/ledger/account_holders",
+      R"({"address":{"city":"Bogota","country":"CO","line_1":"x","state":"DC","zip_code":"1"},)"
+      R"("person":{"country_code":"CO","document_number":"2","document_type":"CC","first_name":"C","last_name":"D","person_type":"natural"},)"
+      R"("external_id":"holder-list-)" + harness::new_uuid() + R"("})", {server.bearer_core()});
+  ASSERT_EQ(holder.status, 201) << holder.body;
+  const std::string holder_id(holder.json().at("id").as_string());
+  std::vector<std::string> opened;
+  for (const char* name : {"first", "second"}) {
+    Reply created = server.post("/v1/ledger/accounts",
+                                R"({"name":")" + std::string(name) +
+                                    R"(","type":"savings_account","currency":"COP","account_holder_id":")" +
+                                    holder_id + R"("})",
+                                {server.bearer_core()});
+    ASSERT_EQ(created.status, 201) << created.body;
+    opened.push_back(std::string(created.json().at("id").as_string()));
+  }
+  ASSERT_EQ(server.post("/v1/ledger/accounts", R"({"name":"mine","type":"savings_account","currency":"COP"})",
+                        {server.bearer_core()}).status, 201);
+  Reply listed = server.get("/v1/accounts?account_holder_id=" + holder_id, {server.bearer_core()});
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  const json::value body = listed.json();
+  ASSERT_EQ(body.at("accounts").as_array().size(), 2u);
+  EXPECT_EQ(body.at("accounts").at(0).at("id").as_string(), opened[1]);  // newest first
+  EXPECT_EQ(body.at("accounts").at(1).at("id").as_string(), opened[0]);
+  EXPECT_EQ(body.at("pagination").at("total_items").as_int64(), 2);
+  Reply unknown = server.get("/v1/accounts?account_holder_id=acch_0000000000000000000000",
+                             {server.bearer_core()});
+  ASSERT_EQ(unknown.status, 200);
+  EXPECT_TRUE(unknown.json().at("accounts").as_array().empty());
+  Reply malformed = server.get("/v1/accounts?account_holder_id=acc_1", {server.bearer_core()});
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_EQ(malformed.error_path(), "account_holder_id");
+}
+
 TEST(Accounts, OpenValidation) {
   Server& server = Server::shared();
   auto post = [&](const std::string& body) { return server.post("/v1/ledger/accounts", body, {server.bearer_core()}); };

@@ -39,13 +39,20 @@ http::Response create(Context& context) {
   });
 }
 
+// ?account_holder_id=acch_...: the accounts of one holder (an unknown holder has none).
 http::Response list(Context& context) {
-  return paginated_list(
-      context, "accounts",
-      [&](store::Tx& tx, const Page& page) {
-        return ledger::list_accounts(tx, context.tenant_id(), page.offset(), page.size);
-      },
-      account_text, ListRead::one_statement);
+  Problems problems;
+  QueryReader query(context.query, problems);
+  Page page = read_page(query);
+  std::optional<std::string> holder = query.string("account_holder_id");
+  if (holder) check_path_id(*holder, "acch", "an account holder", problems, "account_holder_id");
+  query.reject_unknown();
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read_single([&](store::Tx& tx) -> Result<http::Response> {
+    auto found = ledger::list_accounts(tx, context.tenant_id(), holder, page.offset(), page.size);
+    if (!found) return std::move(found).error();
+    return paginated_text("accounts", page, found.value(), account_text);
+  });
 }
 
 // ?as_of=<instant>: the account with its balance as it stood then (tenant clock; not after now).

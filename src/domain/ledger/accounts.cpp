@@ -177,7 +177,14 @@ std::map<std::string, Account> get_accounts(store::Tx& tx, const std::string& te
 }
 
 Result<PageOf<Account>> list_accounts(store::Tx& tx, const std::string& tenant_id,
+                                      const std::optional<std::string>& account_holder_id,
                                       std::int64_t offset, std::int64_t limit) {
+  if (account_holder_id) {
+    return store::query_page<Account>(
+        tx, k_columns,
+        " FROM ledger_accounts WHERE tenant_id = ? AND surface = 'core' AND account_holder_id = ?",
+        {tenant_id, *account_holder_id}, "inserted_at DESC, id DESC", offset, limit, from_row);
+  }
   return store::query_page<Account>(tx, k_columns,
                                     " FROM ledger_accounts WHERE tenant_id = ? AND surface = 'core'",
                                     {tenant_id}, "inserted_at DESC, id DESC", offset, limit,

@@ -79,7 +79,9 @@ Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const s
 // collections reads their accounts in a few statements instead of one each).
 std::map<std::string, Account> get_accounts(store::Tx& tx, const std::string& tenant_id,
                                             const std::vector<std::string>& ids, Surface surface);
+// The tenant's core accounts, or those of one account holder.
 Result<PageOf<Account>> list_accounts(store::Tx& tx, const std::string& tenant_id,
+                                      const std::optional<std::string>& account_holder_id,
                                       std::int64_t offset, std::int64_t limit);
 Result<std::vector<Account>> list_tenant_accounts(store::Tx& tx, const std::string& tenant_id,
                                                   const TenantAccountFilter& filter);
