@@ -68,8 +68,9 @@ async function body_of(response) {
 
 // request('GET', '/v1/accounts', {query: {page_number: 2}})
 // request('POST', '/keys', {body: {...}})
-export async function request(method, path, { body, query } = {}) {
-  const headers = { Accept: 'application/json' };
+// request('GET', '/v1/accounts/acc_.../entries', {accept: 'text/csv'}): the body as text.
+export async function request(method, path, { body, query, accept = 'application/json' } = {}) {
+  const headers = { Accept: accept };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (k_state_changes.has(method)) {
     if (csrf_token) headers['X-CSRF-Token'] = csrf_token;
@@ -90,6 +91,7 @@ export async function request(method, path, { body, query } = {}) {
       errors: [{ error_code: 'network_error', message: String(cause?.message ?? cause), path: null }],
     });
   }
+  if (response.ok && accept !== 'application/json') return response.text();
   const data = await body_of(response);
   if (response.ok) return data;
   const error = new ApiError(response.status, data, response.headers.get('retry-after'));
@@ -100,6 +102,7 @@ export async function request(method, path, { body, query } = {}) {
 }
 
 export const get = (path, query) => request('GET', path, { query });
+export const get_csv = (path, query) => request('GET', path, { query, accept: 'text/csv' });
 export const post = (path, body = {}) => request('POST', path, { body });
 export const patch = (path, body = {}) => request('PATCH', path, { body });
 export const del = (path) => request('DELETE', path);

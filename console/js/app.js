@@ -11,8 +11,11 @@ import * as clients from './pages/clients.js';
 import * as webhooks from './pages/webhooks.js';
 import * as webhook from './pages/webhook.js';
 import * as accounts from './pages/accounts.js';
+import * as account_page from './pages/account.js';
 import * as tenant_accounts from './pages/tenant_accounts.js';
+import * as tenant_account from './pages/tenant_account.js';
 import * as holders from './pages/holders.js';
+import * as holder from './pages/holder.js';
 import * as cards from './pages/cards.js';
 import * as card from './pages/card.js';
 import * as collections from './pages/collections.js';
@@ -28,8 +31,11 @@ const k_routes = [
   ['/webhooks', webhooks],
   ['/webhooks/:id', webhook],
   ['/accounts', accounts],
+  ['/accounts/:id', account_page],
   ['/tenant-accounts', tenant_accounts],
+  ['/tenant-accounts/:id', tenant_account],
   ['/holders', holders],
+  ['/holders/:id', holder],
   ['/cards', cards],
   ['/cards/:id', card],
   ['/collections', collections],

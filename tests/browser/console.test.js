@@ -403,6 +403,70 @@ test('adds an account holder', async () => {
   await check(page, 'holders');
 });
 
+test("an account's page shows its statement, its balance as of a time, and downloads it as CSV", async () => {
+  const { page } = owner;
+  const id = server.first.account_id;
+  await visit(page, server.base_url, '/accounts', 'Accounts');
+  await page.locator('#account-list a', { hasText: /./ }).first().waitFor();
+  const account = (await console_api(page, 'GET', `/v1/accounts/${id}`)).body;
+  await page.click(`#account-list a[href="#/accounts/${id}"]`);
+  await settle(page, account.name);
+  // Newest first: the card's initial balance (20.000) left the account after its funding.
+  const rows = page.locator('#statement tbody tr');
+  assert.ok(await rows.count() >= 2);
+  const balance_text = (await page.locator('dd', { hasText: /^COP / }).nth(2).innerText()).trim();
+  assert.equal((await rows.first().locator('td[data-label="Balance after"]').innerText()).trim(), balance_text,
+    'the newest posting left the balance shown');
+  assert.match(await rows.first().locator('td[data-label="Caused by"]').innerText(), /card balance operation cbo_/);
+  assert.match(await rows.first().locator('td[data-label="Debit"]').innerText(), /COP 20\.000,00/);
+  assert.match(await page.locator('#statement').innerText(), /sandbox funding/);
+  await check(page, 'account');
+
+  await page.fill('input[name=as_of]', '2000-01-01T00:00');
+  await page.click('button:has-text("Show balance")');
+  await page.locator('.as-of', { hasText: 'COP 0,00' }).waitFor();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Download CSV")')]);
+  assert.equal(download.suggestedFilename(), `${id}-statement.csv`);
+  const csv = fs.readFileSync(await download.path(), 'utf8').split('\r\n').filter(Boolean);
+  assert.equal(csv[0], 'id,created_at,direction,amount,currency,balance_after,description,reference_type,reference_id,journal_entry_id');
+  assert.equal(csv.length - 1, await rows.count(), 'a row per posting (fewer than a page here)');
+  assert.match(csv[1], /,debit,2000000,COP,/);
+
+  await page.fill('input[name=from]', '2999-01-01T00:00');
+  await page.click('form[aria-label="Filter the statement"] button');
+  await page.locator('#statement', { hasText: 'No postings in this period.' }).waitFor();
+  assert.match(page.url(), /from=2999-01-01T00%3A00%3A00Z/);
+});
+
+test("an account holder's page lists their accounts, each linked to its statement", async () => {
+  const { page } = owner;
+  await visit(page, server.base_url, '/holders', 'Account holders');
+  await page.click('#holder-list a:has-text("Ana Gómez")');
+  await settle(page, 'Ana Gómez');
+  await page.locator('#holder-accounts', { hasText: 'No accounts yet' }).waitFor();
+  const holder_id = decodeURIComponent(page.url().split('#/holders/')[1]);
+  const opened = await console_api(page, 'POST', '/v1/ledger/accounts',
+    { body: { name: 'Ana savings', type: 'savings_account', currency: 'COP', account_holder_id: holder_id } });
+  assert.equal(opened.status, 201);
+  await page.reload();  // the same route: its list read again
+  await settle(page, 'Ana Gómez');
+  await page.click('#holder-accounts a:has-text("Ana savings")');
+  await settle(page, 'Ana savings');
+  await page.locator('#statement', { hasText: 'No postings in this period.' }).waitFor();
+  await check(page, 'holder-account');
+});
+
+test("a tenant account's page shows the payments it received", async () => {
+  const { page } = owner;
+  await visit(page, server.base_url, '/tenant-accounts', 'Tenant accounts');
+  const receptor = (await console_api(page, 'GET', '/api/v1/tenant/accounts?role=receptor')).body[0];
+  await page.click(`a[href="#/tenant-accounts/${receptor.id}"]`);
+  await settle(page, `Tenant account ${receptor.number}`);
+  await page.locator('#statement td[data-label="Caused by"]', { hasText: 'collection attempt' }).first().waitFor();
+  await check(page, 'tenant-account');
+});
+
 test('advances the tenant clock', async () => {
   const { page } = owner;
   const expiring = await console_api(page, 'POST', `/api/v1/collections/${state.collection_id}/qr`, {

@@ -1,5 +1,5 @@
 // Money, accounts: the tenant's ledger accounts with their balances; open one.
-import { h, field, input, select, code, section, link } from '../dom.js';
+import { h, field, input, select, section, link } from '../dom.js';
 import { post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
@@ -24,10 +24,10 @@ function account_list(context) {
     route: context.route,
     empty: 'No accounts yet.',
     columns: [
-      ['Name', (account) => account.name],
+      ['Name', (account) => link(href(`/accounts/${account.id}`), account.name)],
       ['Number', (account) => account.number],
       ['Type', (account) => humanize(account.type)],
-      ['Holder', (account) => (account.account_holder_id ? code(account.account_holder_id) : 'the tenant')],
+      ['Holder', (account) => (account.account_holder_id ? link(href(`/holders/${account.account_holder_id}`), account.account_holder_id) : 'the tenant')],
       ...balance_columns(),
       ['Opened', (account) => time(account.inserted_at)],
       ...(context.is_sandbox ? [['', (account) => link(href('/sandbox', { fund: account.id }), 'Fund', { 'aria-label': `Fund ${account.name}` })]] : []),

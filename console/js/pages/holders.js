@@ -1,8 +1,10 @@
 // Money, account holders: the third parties the tenant keeps accounts for; add one.
-import { h, field, input, select, code, section } from '../dom.js';
+import { h, field, input, select, code, section, link } from '../dom.js';
 import { post } from '../api.js';
 import { time } from '../components.js';
 import { action_form, paged_table, text_value, load_into } from '../ui.js';
+import { href } from '../router.js';
+import { holder_name } from './holder.js';
 
 export const title = 'Account holders';
 
@@ -16,7 +18,7 @@ function holder_list(context) {
     route: context.route,
     empty: 'No account holders yet.',
     columns: [
-      ['Name', (holder) => [holder.person?.first_name, holder.person?.last_name].filter(Boolean).join(' ')],
+      ['Name', (holder) => link(href(`/holders/${holder.id}`), holder_name(holder))],
       ['Document', (holder) => `${holder.person?.document_type ?? ''} ${holder.person?.document_number ?? ''}`.trim()],
       ['Email', (holder) => holder.email ?? '—'],
       ['External id', (holder) => holder.external_id ?? '—'],

@@ -19,7 +19,7 @@ export async function render(context) {
     h('p', {}, 'Receptor accounts receive the payments of collections; originator accounts send outgoing transfers.'),
     section('Accounts', h('div', { class: 'filters' }, field('Role', filter)),
       table('Tenant accounts with their balances', [
-        ['Number', (account) => account.number],
+        ['Number', (account) => link(href(`/tenant-accounts/${account.id}`), account.number)],
         ['Role', (account) => account.role],
         ['Type', (account) => humanize(account.type)],
         ['State', (account) => account.state],
