@@ -36,27 +36,42 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
                                             const std::string& account_id, Surface surface,
                                             const StatementFilter& filter, std::int64_t offset,
                                             std::int64_t limit) {
-  auto account = surface == Surface::core ? get_core_or_card_account(tx, tenant_id, account_id)
-                                          : get_account(tx, tenant_id, account_id, surface);
-  if (!account) return std::move(account).error();
+  // The core surface's statements are those of its accounts and of cards' prepaid balances.
+  const bool core = surface == Surface::core;
+  auto account = tx.query_one(
+      "SELECT postings_count FROM ledger_accounts WHERE tenant_id = ? AND id = ? "
+      "AND surface IN (?, ?)",
+      {tenant_id, account_id, std::string(core ? "core" : "participant"),
+       std::string(core ? "card" : "participant")});
+  if (!account) {
+    return core ? errors::item_not_found("account") : errors::of(ErrorCode::tenant_account_not_found);
+  }
   const std::string from = lower_bound_of(filter.created_from);
   const std::string to = upper_bound_of(filter.created_to);
   PageOf<StatementEntry> page;
   // Positions are consecutive and in the order of the instants: the matches are the positions
-  // between the first at or after `from` and the last at or before `to`.
+  // between the first at or after `from` and the last at or before `to` (without a filter, all
+  // of the account's: as many as it counts).
   auto position_at = [&](const char* sql, const std::string& bound) -> std::optional<std::int64_t> {
     auto row = tx.query_one(sql, {tenant_id, account_id, bound});
     if (!row) return std::nullopt;
     return row->integer(0);
   };
-  auto first = position_at(
-      "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at >= ? "
-      "ORDER BY inserted_at, position LIMIT 1",
-      from);
-  auto last = position_at(
-      "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at <= ? "
-      "ORDER BY inserted_at DESC, position DESC LIMIT 1",
-      to);
+  const std::int64_t count = account->integer(0);
+  std::optional<std::int64_t> first = count > 0 ? std::optional<std::int64_t>(1) : std::nullopt;
+  std::optional<std::int64_t> last = count > 0 ? std::optional<std::int64_t>(count) : std::nullopt;
+  if (filter.created_from && first) {
+    first = position_at(
+        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at >= ? "
+        "ORDER BY inserted_at, position LIMIT 1",
+        from);
+  }
+  if (filter.created_to && last) {
+    last = position_at(
+        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at <= ? "
+        "ORDER BY inserted_at DESC, position DESC LIMIT 1",
+        to);
+  }
   if (!first || !last || *last < *first) return page;
   page.total_items = *last - *first + 1;
   for (const store::Row& row : tx.query(
