@@ -224,7 +224,8 @@ http::Response entries_response(Context& context, std::string_view prefix, std::
   if (!problems.empty()) return context.error(problems.to_error());
   const std::string* accept = context.request.header("accept");
   const bool csv = quality_of(accept, "text", "csv") > quality_of(accept, "application", "json");
-  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+  // One statement (ledger::list_entries), but for a page with no rows.
+  return context.read_single([&](store::Tx& tx) -> Result<http::Response> {
     auto found = ledger::list_entries(tx, context.tenant_id(), id, surface, filter, page.offset(),
                                       page.size);
     if (!found) return std::move(found).error();

@@ -5,15 +5,6 @@
 namespace tesoro::ledger {
 namespace {
 
-// The bounds of the filter as stored instants: ISO texts of one width, which compare as the
-// instants they name. No bound: the text below or above every instant.
-std::string lower_bound_of(const std::optional<time::Micros>& at) {
-  return at ? time::iso(*at) : std::string();
-}
-std::string upper_bound_of(const std::optional<time::Micros>& at) {
-  return at ? time::iso(*at) : std::string("~");
-}
-
 std::string posting_id(const std::string& entry_id, std::int64_t seq) {
   // jen_<rest> -> pst_<rest>_<seq>: derived, so that no posting stores an id of its own.
   const std::size_t underscore = entry_id.find('_');
@@ -38,49 +29,60 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
                                             std::int64_t limit) {
   // The core surface's statements are those of its accounts and of cards' prepaid balances.
   const bool core = surface == Surface::core;
-  auto account = tx.query_one(
-      "SELECT postings_count FROM ledger_accounts WHERE tenant_id = ? AND id = ? "
-      "AND surface IN (?, ?)",
-      {tenant_id, account_id, std::string(core ? "core" : "participant"),
-       std::string(core ? "card" : "participant")});
-  if (!account) {
-    return core ? errors::item_not_found("account") : errors::of(ErrorCode::tenant_account_not_found);
-  }
-  const std::string from = lower_bound_of(filter.created_from);
-  const std::string to = upper_bound_of(filter.created_to);
-  PageOf<StatementEntry> page;
+  const store::Value first_surface(std::string(core ? "core" : "participant"));
+  const store::Value second_surface(std::string(core ? "card" : "participant"));
   // Positions are consecutive and in the order of the instants: the matches are the positions
-  // between the first at or after `from` and the last at or before `to` (without a filter, all
-  // of the account's: as many as it counts).
-  auto position_at = [&](const char* sql, const std::string& bound) -> std::optional<std::int64_t> {
-    auto row = tx.query_one(sql, {tenant_id, account_id, bound});
-    if (!row) return std::nullopt;
-    return row->integer(0);
-  };
-  const std::int64_t count = account->integer(0);
-  std::optional<std::int64_t> first = count > 0 ? std::optional<std::int64_t>(1) : std::nullopt;
-  std::optional<std::int64_t> last = count > 0 ? std::optional<std::int64_t>(count) : std::nullopt;
-  if (filter.created_from && first) {
-    first = position_at(
-        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at >= ? "
-        "ORDER BY inserted_at, position LIMIT 1",
-        from);
+  // between the first at or after `from` and the last at or before `to` (an index seek each),
+  // or, without a filter, all the account counts. One statement reads the page with its total
+  // (one round trip, one snapshot); a page with no rows needs a second to tell an account with
+  // none from no account.
+  std::string where = " WHERE p.tenant_id = ? AND p.account_id = ?";
+  std::string first_position = "1";
+  std::string last_position =
+      "(SELECT postings_count FROM ledger_accounts WHERE tenant_id = ? AND id = ?)";
+  const std::string from = filter.created_from ? time::iso(*filter.created_from) : "";
+  const std::string to = filter.created_to ? time::iso(*filter.created_to) : "";
+  if (filter.created_from) {
+    where += " AND p.inserted_at >= ?";
+    first_position = "(SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? "
+                     "AND inserted_at >= ? ORDER BY inserted_at, position LIMIT 1)";
   }
-  if (filter.created_to && last) {
-    last = position_at(
-        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at <= ? "
-        "ORDER BY inserted_at DESC, position DESC LIMIT 1",
-        to);
+  if (filter.created_to) {
+    where += " AND p.inserted_at <= ?";
+    last_position = "(SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? "
+                    "AND inserted_at <= ? ORDER BY inserted_at DESC, position DESC LIMIT 1)";
   }
-  if (!first || !last || *last < *first) return page;
-  page.total_items = *last - *first + 1;
-  for (const store::Row& row : tx.query(
-           "SELECT p.entry_id, p.seq, p.amount, p.currency, p.balance_after, p.position, "
-           "p.inserted_at, e.description, e.reference_type, e.reference_id FROM postings p "
-           "JOIN journal_entries e ON e.tenant_id = p.tenant_id AND e.id = p.entry_id "
-           "WHERE p.tenant_id = ? AND p.account_id = ? AND p.inserted_at >= ? "
-           "AND p.inserted_at <= ? ORDER BY p.inserted_at DESC, p.position DESC LIMIT ? OFFSET ?",
-           {tenant_id, account_id, from, to, limit, offset})) {
+  // The account's own row joins the page, so that another tenant's account (or one of another
+  // surface) answers no rows.
+  const std::string sql =
+      "SELECT p.entry_id, p.seq, p.amount, p.currency, p.balance_after, p.position, "
+      "p.inserted_at, e.description, e.reference_type, e.reference_id, " +
+      last_position + " - " + first_position +
+      " + 1 FROM ledger_accounts a JOIN postings p ON p.tenant_id = a.tenant_id "
+      "AND p.account_id = a.id JOIN journal_entries e ON e.tenant_id = p.tenant_id "
+      "AND e.id = p.entry_id" + where + " AND a.surface IN (?, ?)"
+      " ORDER BY p.inserted_at DESC, p.position DESC LIMIT ? OFFSET ?";
+  // In the order of the text: the select list's subqueries, then the WHERE.
+  store::Params ordered;
+  ordered.emplace_back(tenant_id);
+  ordered.emplace_back(account_id);
+  if (filter.created_to) ordered.emplace_back(to);
+  if (filter.created_from) {
+    ordered.emplace_back(tenant_id);
+    ordered.emplace_back(account_id);
+    ordered.emplace_back(from);
+  }
+  ordered.emplace_back(tenant_id);
+  ordered.emplace_back(account_id);
+  if (filter.created_from) ordered.emplace_back(from);
+  if (filter.created_to) ordered.emplace_back(to);
+  ordered.push_back(first_surface);
+  ordered.push_back(second_surface);
+  ordered.emplace_back(limit);
+  ordered.emplace_back(offset);
+  PageOf<StatementEntry> page;
+  const store::Rows rows = tx.query(sql, ordered);
+  for (const store::Row& row : rows) {
     StatementEntry entry;
     entry.journal_entry_id = row.text(0);
     entry.id = posting_id(entry.journal_entry_id, row.integer(1));
@@ -95,6 +97,38 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
     entry.reference_id = row.optional_text(9).value_or(entry.journal_entry_id);
     page.items.push_back(std::move(entry));
   }
+  if (!rows.empty()) {
+    page.total_items = rows.front().integer(10);
+    return page;
+  }
+  // No rows: no such account, or a page past the matches (whose total is still answered).
+  auto account = tx.query_one(
+      "SELECT postings_count FROM ledger_accounts WHERE tenant_id = ? AND id = ? "
+      "AND surface IN (?, ?)",
+      {tenant_id, account_id, first_surface, second_surface});
+  if (!account) {
+    return core ? errors::item_not_found("account")
+                : errors::of(ErrorCode::tenant_account_not_found);
+  }
+  std::int64_t first = 1;
+  std::int64_t last = account->integer(0);
+  auto position_at = [&](const char* sql_text, const std::string& bound) -> std::int64_t {
+    auto row = tx.query_one(sql_text, {tenant_id, account_id, bound});
+    return row ? row->integer(0) : -1;
+  };
+  if (filter.created_from) {
+    first = position_at(
+        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at >= ? "
+        "ORDER BY inserted_at, position LIMIT 1",
+        from);
+  }
+  if (filter.created_to) {
+    last = position_at(
+        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at <= ? "
+        "ORDER BY inserted_at DESC, position DESC LIMIT 1",
+        to);
+  }
+  page.total_items = first > 0 && last >= first ? last - first + 1 : 0;
   return page;
 }
 
