@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -521,4 +522,113 @@ TEST(AccountStatements, OneTenantNeverReadsAnothersStatement) {
   Reply core_key = server.get("/api/v1/tenant/accounts/" + tenant.tenant_account_id + "/entries",
                               {server.bearer_core()});
   EXPECT_EQ(core_key.status, 401) << core_key.body;
+}
+
+// A data folder written by the release before statements (schema 28; tests/fixtures/
+// release-schema-28, made by its make.sh with that release's binary after a tenant used every
+// kind of posting), served by this binary: migrated at start, its history is whole. Every
+// account's statement chains to its balance, each posting names what caused it, the held
+// authorization is no posting, and `tesoro verify` (the harness runs it at the end) passes.
+TEST(AccountStatements, ADataFolderOfTheReleaseBeforeMigratesWithItsHistory) {
+  Server server;
+  if (server.store_flags().at(0) != "--data") {
+    GTEST_SKIP() << "a data folder is SQLite's; PostgreSQL's migration of schema 28 is "
+                    "tests/unit/migration_test.cpp's";
+  }
+  const std::string data = server.store_flags().at(1);
+  const std::string fixture = std::string(TESORO_SOURCE_DIR) + "/tests/fixtures/release-schema-28";
+  server.stop();
+  for (const char* file : {"/tesoro.db", "/tesoro.db-wal", "/tesoro.db-shm"}) {
+    std::filesystem::remove(data + file);
+  }
+  int code = 0;
+  harness::run_capture("sqlite3 " + harness::shell_quote(data + "/tesoro.db") + " < " +
+                           harness::shell_quote(fixture + "/tesoro.sql") + " 2>&1",
+                       &code);
+  ASSERT_EQ(code, 0);
+  ASSERT_EQ(server.sql("SELECT MAX(version) FROM schema_migrations"), "28\n");
+  std::filesystem::copy_file(fixture + "/card-number.key", data + "/card-number.key",
+                             std::filesystem::copy_options::overwrite_existing);
+  server.start();
+  EXPECT_NE(server.sql("SELECT MAX(version) FROM schema_migrations"), "28\n");
+
+  std::string tenant = server.sql("SELECT id FROM tenants");
+  ASSERT_FALSE(tenant.empty());
+  tenant.pop_back();
+  const json::value key = json::parse(
+      server.command({"keys", "create", "--tenant", tenant, "--scopes", "ledger:read,cards:read", "--json"}));
+  const std::string bearer = "Authorization: Bearer " + text(key, "api_key");
+  auto balance_of = [&](const std::string& id) {
+    Reply reply = server.get("/v1/accounts/" + id, {bearer});
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    return amount_of(reply.json().at("balance"), "current");
+  };
+  auto statement = [&](const std::string& id) {
+    return items_of(server, "/v1/accounts/" + id + "/entries?page_size=50", bearer);
+  };
+  auto types = [](const json::array& entries) {
+    std::vector<std::string> out;
+    for (const json::value& entry : entries) out.push_back(text(entry.at("reference"), "type"));
+    return out;
+  };
+
+  // The tenant's own account: its opening deposit, the card's initial balance and withdrawal,
+  // the payout; the holder's account: its funding.
+  Reply accounts = server.get("/v1/accounts?page_size=50", {bearer});
+  ASSERT_EQ(accounts.status, 200) << accounts.body;
+  const json::value listed = accounts.json();
+  ASSERT_EQ(listed.at("accounts").as_array().size(), 2u);
+  for (const json::value& account : listed.at("accounts").as_array()) {
+    const std::string id = text(account, "id");
+    const json::array entries = statement(id);
+    expect_chain(entries, balance_of(id));
+    if (account.at("account_holder_id").is_null()) {
+      EXPECT_EQ(types(entries), (std::vector<std::string>{"payout", "card_balance_operation",
+                                                          "card_balance_operation", "sandbox_funding"}));
+      EXPECT_EQ(text(entries.at(3), "description"), "opening deposit");
+    } else {
+      EXPECT_EQ(types(entries), (std::vector<std::string>{"sandbox_funding"}));
+    }
+  }
+  // The card's prepaid balance: initial balance, withdrawal, capture, refund; the 5,000 still
+  // held is no posting.
+  Reply cards = server.get("/v1/cards", {bearer});
+  ASSERT_EQ(cards.status, 200) << cards.body;
+  const json::value card = cards.json().at("cards").at(0);
+  const std::string prepaid = text(card, "prepaid_account_id");
+  const json::array prepaid_entries = statement(prepaid);
+  expect_chain(prepaid_entries, balance_of(prepaid));
+  EXPECT_EQ(types(prepaid_entries), (std::vector<std::string>{"card_transaction", "card_transaction",
+                                                              "card_balance_operation",
+                                                              "card_balance_operation"}));
+  EXPECT_EQ(amount_of(card.at("balance"), "posted"), 300'000 - 20'000 - 50'000 + 10'000);
+  Reply transactions = server.get("/v1/cards/" + text(card, "id") + "/transactions", {bearer});
+  ASSERT_EQ(transactions.status, 200);
+  std::string captured;
+  const json::value listed_transactions = transactions.json();  // alive while walked
+  for (const json::value& t : listed_transactions.at("transactions").as_array()) {
+    if (text(t, "state") != "pending") captured = text(t, "id");
+  }
+  EXPECT_EQ(text(prepaid_entries.at(0).at("reference"), "id"), captured);
+
+  // Tenant accounts: the originator's funding and transfer, the receptor's payment.
+  const json::value client = json::parse(server.command(
+      {"clients", "create", "--tenant", tenant, "--scopes", "tenant_accounts:readonly", "--json"}));
+  Reply token = server.post("/api/v1/oauth/token",
+                            json::serialize(json::object{{"grant_type", "client_credentials"},
+                                                         {"client_id", client.at("client_id")},
+                                                         {"client_secret", client.at("client_secret")}}));
+  ASSERT_EQ(token.status, 200) << token.body;
+  const std::string participant = "Authorization: Bearer " + text(token.json(), "access_token");
+  Reply tenant_accounts = server.get("/api/v1/tenant/accounts", {participant});
+  ASSERT_EQ(tenant_accounts.status, 200);
+  const json::value tenant_list = tenant_accounts.json();
+  for (const json::value& account : tenant_list.as_array()) {
+    const json::array entries =
+        items_of(server, "/api/v1/tenant/accounts/" + text(account, "id") + "/entries", participant);
+    expect_chain(entries, amount_of(account.at("balance"), "current"));
+    EXPECT_EQ(types(entries), text(account, "role") == "originator"
+                                  ? (std::vector<std::string>{"outgoing_transfer", "sandbox_funding"})
+                                  : (std::vector<std::string>{"collection_attempt"}));
+  }
 }
