@@ -384,6 +384,12 @@ std::vector<std::string> verify(store::Tx& tx) {
                          "before it (its running balance, position or instant)");
   }
   for (const store::Row& row : tx.query(
+           "SELECT tenant_id, id FROM journal_entries WHERE reference_type IS NULL "
+           "OR reference_id IS NULL")) {
+    violations.push_back("entry " + row.text(1) + " of tenant " + row.text(0) +
+                         " names nothing that caused it (no reference)");
+  }
+  for (const store::Row& row : tx.query(
            "SELECT a.tenant_id, a.id, a.postings_count, COUNT(p.position) FROM ledger_accounts a "
            "LEFT JOIN postings p ON p.tenant_id = a.tenant_id AND p.account_id = a.id "
            "WHERE a.surface <> 'system' GROUP BY a.tenant_id, a.id, a.postings_count "
