@@ -6,6 +6,9 @@
 //   bench_reference approve PORT [IO_THREADS]
 //     the same, answering `200 {"approved":true}` (application/json): a tenant's authorization
 //     endpoint that approves at once (docs/webhooks.md, "Authorization decisioning").
+//   bench_reference approve-after PORT MS [IO_THREADS]
+//     the same decision MS milliseconds after each request (a timer per request, no thread
+//     waits): a slow endpoint, which holds every authorization it is asked about that long.
 //   bench_reference group-commit PORT DB_FILE [IO_THREADS]
 //     answers every request after one small row (a 22-character random id and about 200 bytes
 //     of JSON) is committed to DB_FILE (SQLite, WAL, synchronous=FULL) by one writer thread that
@@ -134,17 +137,23 @@ class GroupCommitWriter {
 // What every request is answered (hello: `ok`; approve: a decision).
 std::string g_answer_type = "text/plain";
 std::string g_answer_body = "ok";
+std::chrono::milliseconds g_answer_delay{0};  // approve-after: how long each answer waits
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, GroupCommitWriter* writer)
-      : stream_(std::move(socket)), writer_(writer) {}
+      : stream_(std::move(socket)), writer_(writer), timer_(stream_.get_executor()) {}
 
   void read() {
     request_ = {};
     http::async_read(stream_, buffer_, request_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
                        if (ec) return;
+                       if (g_answer_delay.count() > 0) {
+                         self->timer_.expires_after(g_answer_delay);
+                         return self->timer_.async_wait(
+                             [self](beast::error_code) { self->write(); });
+                       }
                        if (!self->writer_) return self->write();
                        // Back to the connection's strand once the row is on disk.
                        self->writer_->submit([self] {
@@ -171,6 +180,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   GroupCommitWriter* writer_;
+  asio::steady_timer timer_;
   beast::flat_buffer buffer_;
   http::request<http::string_body> request_;
   http::response<http::string_body> response_;
@@ -398,11 +408,16 @@ int insert_transfer_rows(const std::string& path, int batches) {
 
 int main(int argc, char** argv) {
   std::string mode = argc > 2 ? argv[1] : "";
-  if (mode == "approve") {
+  if (mode == "approve" || mode == "approve-after") {
     g_answer_type = "application/json";
     g_answer_body = R"({"approved":true})";
-    mode = "hello";
   }
+  if (mode == "approve-after" && argc > 3) {
+    g_answer_delay = std::chrono::milliseconds(std::stoi(argv[3]));
+    return serve(static_cast<unsigned short>(std::stoi(argv[2])), argc > 4 ? std::stoi(argv[4]) : 2,
+                 nullptr);
+  }
+  if (mode == "approve") mode = "hello";
   if (mode == "hello") {
     return serve(static_cast<unsigned short>(std::stoi(argv[2])), argc > 3 ? std::stoi(argv[3]) : 2,
                  nullptr);
@@ -416,6 +431,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: bench_reference hello PORT [IO_THREADS]\n"
                "       bench_reference approve PORT [IO_THREADS]\n"
+               "       bench_reference approve-after PORT MS [IO_THREADS]\n"
                "       bench_reference group-commit PORT DB_FILE [IO_THREADS]\n"
                "       bench_reference transfer-rows DB_FILE BATCHES\n");
   return 2;

@@ -5,6 +5,15 @@
 namespace tesoro::ledger {
 namespace {
 
+// The position of the account's first posting at or after an instant, and of its last at or
+// before one: an index seek each.
+constexpr const char* k_first_at_or_after =
+    "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at >= ? "
+    "ORDER BY inserted_at, position LIMIT 1";
+constexpr const char* k_last_at_or_before =
+    "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at <= ? "
+    "ORDER BY inserted_at DESC, position DESC LIMIT 1";
+
 std::string posting_id(const std::string& entry_id, std::int64_t seq) {
   // jen_<rest> -> pst_<rest>_<seq>: derived, so that no posting stores an id of its own.
   const std::size_t underscore = entry_id.find('_');
@@ -43,13 +52,11 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
   const std::string to = filter.created_to ? time::iso(*filter.created_to) : "";
   if (filter.created_from) {
     where += " AND p.inserted_at >= ?";
-    first_position = "(SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? "
-                     "AND inserted_at >= ? ORDER BY inserted_at, position LIMIT 1)";
+    first_position = std::string("(") + k_first_at_or_after + ")";
   }
   if (filter.created_to) {
     where += " AND p.inserted_at <= ?";
-    last_position = "(SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? "
-                    "AND inserted_at <= ? ORDER BY inserted_at DESC, position DESC LIMIT 1)";
+    last_position = std::string("(") + k_last_at_or_before + ")";
   }
   // The account's own row joins the page, so that another tenant's account (or one of another
   // surface) answers no rows. The page size is in the text (10 to 500: a few hundred texts at
@@ -122,18 +129,8 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
     auto row = tx.query_one(sql_text, {tenant_id, account_id, bound});
     return row ? row->integer(0) : -1;
   };
-  if (filter.created_from) {
-    first = position_at(
-        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at >= ? "
-        "ORDER BY inserted_at, position LIMIT 1",
-        from);
-  }
-  if (filter.created_to) {
-    last = position_at(
-        "SELECT position FROM postings WHERE tenant_id = ? AND account_id = ? AND inserted_at <= ? "
-        "ORDER BY inserted_at DESC, position DESC LIMIT 1",
-        to);
-  }
+  if (filter.created_from) first = position_at(k_first_at_or_after, from);
+  if (filter.created_to) last = position_at(k_last_at_or_before, to);
   page.total_items = first > 0 && last >= first ? last - first + 1 : 0;
   return page;
 }
