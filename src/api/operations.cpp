@@ -13,7 +13,7 @@ http::Response healthz(Context&) {
 }
 
 http::Response readyz(Context& context) {
-  if (!context.services.store.ping()) return context.error(errors::unavailable());
+  if (!context.services.store.ready()) return context.error(errors::unavailable());
   return json_response(200, json::object{{"status", "ready"}});
 }
 

@@ -56,6 +56,11 @@ inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for t
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
 inline constexpr int k_read_connections_max = 64;
 inline constexpr int k_busy_timeout_ms = 5'000;
+// PostgreSQL: how long a COMMIT may wait for the synchronous standbys to acknowledge it before
+// the node gives up on it (docs/operations.md, "High availability on PostgreSQL"): a standby on
+// the same network answers in milliseconds; a primary cut off from its standby would wait
+// forever. The wait is then cancelled and the write answered 503 with Retry-After.
+inline constexpr int k_pg_commit_ack_wait_ms = 1'000;
 inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file
 // SQLite's page size for a new database (an existing one keeps its own). 8 KiB rather than the
 // default 4: a batch of 1000 outgoing transfers (rows of about 1 KB and their events) was

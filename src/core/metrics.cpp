@@ -42,6 +42,7 @@ struct State {
   std::atomic<int> batch_threads{0};
   std::atomic<long> in_flight{0};
   std::atomic<std::uint64_t> store_retries{0};
+  std::atomic<std::uint64_t> store_commits_unacknowledged{0};
   struct Worker {
     std::uint64_t runs = 0;
     std::uint64_t failures = 0;
@@ -98,6 +99,7 @@ void set_handler_threads(int threads) { state().handler_threads.store(threads); 
 void set_batch_threads(int threads) { state().batch_threads.store(threads); }
 void count_store_retry() { state().store_retries.fetch_add(1); }
 std::uint64_t store_retries() { return state().store_retries.load(); }
+void count_store_commit_unacknowledged() { state().store_commits_unacknowledged.fetch_add(1); }
 
 void count_worker_run(std::string_view worker, bool failed) {
   State& s = state();
@@ -153,6 +155,11 @@ std::string render_prometheus() {
          "serialization failure.\n";
   out += "# TYPE tesoro_store_retries_total counter\n";
   out += "tesoro_store_retries_total " + std::to_string(s.store_retries.load()) + "\n";
+  out += "# HELP tesoro_store_commits_unacknowledged_total PostgreSQL commits whose synchronous "
+         "standbys did not acknowledge them in time (answered 503).\n";
+  out += "# TYPE tesoro_store_commits_unacknowledged_total counter\n";
+  out += "tesoro_store_commits_unacknowledged_total " +
+         std::to_string(s.store_commits_unacknowledged.load()) + "\n";
   out += "# HELP tesoro_worker_runs_total Background worker runs (jobs handled, periodic passes).\n";
   out += "# TYPE tesoro_worker_runs_total counter\n";
   for (const auto& [name, worker] : s.workers) {

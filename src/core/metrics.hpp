@@ -18,6 +18,8 @@ void add_in_flight(int delta);
 // A PostgreSQL unit run again after a deadlock or serialization failure.
 void count_store_retry();
 std::uint64_t store_retries();
+// A PostgreSQL commit whose synchronous standbys did not acknowledge it in time (answered 503).
+void count_store_commit_unacknowledged();
 // Background workers: one run (a job handled, or a periodic pass), a failed run, and how late the
 // last job started after it was due (tenant clock).
 void count_worker_run(std::string_view worker, bool failed);

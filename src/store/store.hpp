@@ -143,8 +143,13 @@ class Store {
  public:
   virtual ~Store() = default;
   virtual Engine engine() const = 0;
-  // True when the database answers a trivial query (readiness).
+  // True when the database answers a trivial query.
   bool ping();
+  // Readiness (GET /readyz): whether a write unit could commit now. SQLite: ping(). PostgreSQL:
+  // checked on a pooled connection, the kind a write uses: the server is a primary (not in
+  // recovery) whose synchronous standbys, when synchronous_standby_names names any, are
+  // connected in the number it asks for (a primary cut off from them would hold every commit).
+  virtual bool ready() { return ping(); }
 
   template <class T, class F>
   Result<T> read(F&& fn) {

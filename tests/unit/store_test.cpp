@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <limits>
 #include <set>
@@ -892,4 +893,81 @@ TEST(Sqlite, PagesSpilledToTheWalBeforeTheCommitAreReadBackWhole) {
   sqlite3_finalize(check);
   sqlite3_close(db);
   std::filesystem::remove_all(dir);
+}
+
+TEST(PostgresReadiness, SynchronousStandbysRequiredReadsEveryFormOfTheSetting) {
+  EXPECT_EQ(store::synchronous_standbys_required(""), 0);
+  EXPECT_EQ(store::synchronous_standbys_required("  "), 0);
+  EXPECT_EQ(store::synchronous_standbys_required("ANY 1 (pgautofailover_standby_2)"), 1);
+  EXPECT_EQ(store::synchronous_standbys_required("any 2 (a, b, c)"), 2);
+  EXPECT_EQ(store::synchronous_standbys_required("FIRST 2 (a, b)"), 2);
+  EXPECT_EQ(store::synchronous_standbys_required(" 3 (a, b, c)"), 3);
+  EXPECT_EQ(store::synchronous_standbys_required("standby_a, standby_b"), 1);
+  EXPECT_EQ(store::synchronous_standbys_required("*"), 1);
+  EXPECT_EQ(store::synchronous_standbys_required("anything"), 1);
+}
+
+// A primary whose synchronous standby is gone (here: synchronous_standby_names names one that
+// never connects, on the whole test server, put back at the end): it is not ready, and a write
+// is answered unavailable after the bounded wait instead of waiting for ever; its transaction
+// stands on the server alone, as PostgreSQL keeps a commit whose wait was cancelled.
+TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWritesFast) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore temp(store::Engine::postgres);
+  const std::string server = std::getenv("TESORO_TEST_DATABASE_URL");
+  auto psql = [&](const std::string& sql) {
+    const std::string command = "psql '" + server + "' -X -qAtc \"" + sql + "\" 2>&1";
+    std::string out;
+    if (FILE* pipe = ::popen(command.c_str(), "r")) {
+      char buffer[256];
+      while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+      ::pclose(pipe);
+    }
+    return out;
+  };
+  auto set_standbys = [&](const std::string& value) {
+    psql(value.empty() ? "ALTER SYSTEM RESET synchronous_standby_names"
+                       : "ALTER SYSTEM SET synchronous_standby_names = '" + value + "'");
+    psql("SELECT pg_reload_conf()");
+    for (int i = 0; i < 100 && psql("SHOW synchronous_standby_names") != value + "\n"; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  };
+  auto write = [&](const std::string& id) {
+    return temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
+      tx.exec("INSERT INTO commit_probe (id) VALUES (?)", {id});
+      return 0;
+    });
+  };
+  ASSERT_TRUE(temp.store->write<int>([](store::Tx& tx) -> Result<int> {
+    tx.exec("CREATE TABLE commit_probe (id TEXT NOT NULL)");
+    return 0;
+  }));
+  EXPECT_TRUE(temp.store->ready());
+
+  struct PutBack {
+    std::function<void()> undo;
+    ~PutBack() { undo(); }
+  } put_back{[&] { set_standbys(""); }};
+  set_standbys("nobody");
+  EXPECT_FALSE(temp.store->ready());
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    static_cast<void>(write("unacknowledged"));
+    ADD_FAILURE() << "the commit was answered without its standby";
+  } catch (const store::StoreError& error) {
+    EXPECT_TRUE(error.unavailable()) << error.what();
+  }
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  EXPECT_GE(waited.count(), limits::k_pg_commit_ack_wait_ms);
+  EXPECT_LT(waited.count(), limits::k_pg_commit_ack_wait_ms + 2'000);
+
+  set_standbys("");
+  EXPECT_TRUE(temp.store->ready());
+  EXPECT_NO_THROW(static_cast<void>(write("acknowledged")));
+  auto kept = temp.store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    return tx.query_one("SELECT COUNT(*) FROM commit_probe")->integer(0);
+  });
+  EXPECT_EQ(kept.value(), 2) << "the cancelled wait left its commit on the server";
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <condition_variable>
 #include <mutex>
+#include <poll.h>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -385,14 +386,47 @@ class Connection {
   }
 
   // COMMIT of a transaction that failed earlier answers "ROLLBACK": that is not a commit.
+  // A primary whose synchronous standbys do not acknowledge the commit within
+  // k_pg_commit_ack_wait_ms (cut off from them, or about to be demoted) has the wait cancelled:
+  // the transaction then stands on this server alone (PostgreSQL cannot take a commit back), and
+  // the unit fails as unavailable (503 with Retry-After), which a retry with the same
+  // idempotency key resolves: the record is there if this server keeps the commit, and absent,
+  // so the write is made again, on a new primary that never had it.
   void commit() {
     if (std::exchange(pending_begin_, nullptr)) return;  // no statement ran: nothing to commit
     settle();
-    PGresult* result = PQexec(conn_, "COMMIT");
+    if (PQsendQuery(conn_, "COMMIT") != 1) check(nullptr, "COMMIT");  // throws
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(limits::k_pg_commit_ack_wait_ms);
+    bool cancelled = false;
+    while (PQconsumeInput(conn_) == 1 && PQisBusy(conn_) == 1) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0 && !cancelled) {
+        cancelled = true;
+        if (PGcancel* cancel = PQgetCancel(conn_)) {
+          char error[256];
+          PQcancel(cancel, error, sizeof error);
+          PQfreeCancel(cancel);
+        }
+        continue;
+      }
+      pollfd socket{PQsocket(conn_), POLLIN, 0};
+      ::poll(&socket, 1, cancelled ? 1'000 : static_cast<int>(left.count()));
+    }
+    PGresult* result = PQgetResult(conn_);
+    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
     check(result, "COMMIT");
     std::string tag = PQcmdStatus(result);
     PQclear(result);
     if (tag != "COMMIT") throw PgError("COMMIT answered " + tag, "40000", false);
+    if (cancelled) {
+      metrics::count_store_commit_unacknowledged();
+      throw PgError("the synchronous standbys did not acknowledge the commit within " +
+                        std::to_string(limits::k_pg_commit_ack_wait_ms) +
+                        " ms: it stands on this server alone",
+                    "57014", true);
+    }
   }
 
  private:
@@ -438,6 +472,26 @@ class PostgresStore final : public Store {
 
   Engine engine() const override { return Engine::postgres; }
   void stop() override { stopped_ = true; }
+
+  bool ready() override {
+    try {
+      bool ready = false;
+      with_connection([&](Connection& connection) {
+        PgTx tx(connection);
+        // sync_state is shown to superusers and members of pg_read_all_stats (pg_monitor):
+        // docs/operations.md says to grant it to Tesoro's role when standbys are synchronous.
+        auto row = tx.query_one(
+            "SELECT CASE WHEN pg_is_in_recovery() THEN 1 ELSE 0 END, "
+            "current_setting('synchronous_standby_names'), "
+            "(SELECT COUNT(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum'))");
+        ready = row && row->integer(0) == 0 &&
+                row->integer(2) >= synchronous_standbys_required(row->text(1));
+      });
+      return ready;
+    } catch (const StoreError&) {
+      return false;
+    }
+  }
 
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
@@ -545,6 +599,37 @@ class PostgresStore final : public Store {
 };
 
 }  // namespace
+
+int synchronous_standbys_required(std::string_view names) {
+  auto trim = [](std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+      text.remove_prefix(1);
+    }
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+      text.remove_suffix(1);
+    }
+    return text;
+  };
+  names = trim(names);
+  if (names.empty()) return 0;
+  for (std::string_view method : {"ANY", "FIRST"}) {
+    if (names.size() > method.size() &&
+        std::equal(method.begin(), method.end(), names.begin(), [](char a, char b) {
+          return a == std::toupper(static_cast<unsigned char>(b));
+        }) &&
+        std::isspace(static_cast<unsigned char>(names[method.size()]))) {
+      names = trim(names.substr(method.size()));
+      break;
+    }
+  }
+  int required = 0;
+  auto [end, error] = std::from_chars(names.data(), names.data() + names.size(), required);
+  if (error == std::errc() && trim(std::string_view(end, names.data() + names.size() - end))
+                                      .starts_with("(")) {
+    return required;
+  }
+  return 1;  // a list of names: the first of them, one standby
+}
 
 std::string translate_placeholders(std::string_view sql) {
   std::string out;

@@ -12,6 +12,10 @@ namespace tesoro::store {
 // the next use; while the server is away calls throw StoreError{unavailable}.
 std::unique_ptr<Store> open_postgres(const Options& options);
 
+// How many synchronous standbys `synchronous_standby_names` asks to acknowledge a commit: 0 when
+// empty, N for `ANY N (...)`, `FIRST N (...)` and `N (...)`, 1 for a plain list of names.
+int synchronous_standbys_required(std::string_view names);
+
 // `?` placeholders to `$1..$n`, leaving quoted text alone.
 std::string translate_placeholders(std::string_view sql);
 
