@@ -1,6 +1,7 @@
 #include "api/ledger_json.hpp"
 
 #include <cctype>
+#include <charconv>
 
 #include "api/lists.hpp"
 
@@ -118,18 +119,13 @@ double quality_of(const std::string* accept, std::string_view type, std::string_
       std::string_view param = trim(params.substr(0, next));
       params = next == std::string_view::npos ? std::string_view() : params.substr(next + 1);
       if (param.size() > 2 && (param[0] == 'q' || param[0] == 'Q') && param[1] == '=') {
-        std::string_view value = param.substr(2);
-        // 0, 0.x, 1, 1.0: read as thousandths (no locale, no floating-point parser).
-        int whole = value.empty() ? -1 : value[0] - '0';
-        int thousandths = 0, digits = 0;
-        for (std::size_t i = 2; i < value.size() && value[1] == '.' && digits < 3; ++i, ++digits) {
-          if (value[i] < '0' || value[i] > '9') whole = -1;
-          thousandths = thousandths * 10 + (value[i] - '0');
-        }
-        while (digits++ < 3) thousandths *= 10;
-        const bool valid = (whole == 0 || (whole == 1 && thousandths == 0)) &&
-                           (value.size() == 1 || value[1] == '.');
-        quality = valid ? whole + thousandths / 1000.0 : 0.0;
+        // A number from 0 to 1 (from_chars: no locale); anything else accepts nothing.
+        const std::string_view value = param.substr(2);
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(),
+                                                  quality, std::chars_format::fixed);
+        const bool valid = error == std::errc() && end == value.data() + value.size() &&
+                           quality >= 0.0 && quality <= 1.0;
+        if (!valid) quality = 0.0;
       }
     }
     const std::size_t slash = media.find('/');

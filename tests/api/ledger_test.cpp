@@ -24,6 +24,15 @@ std::string default_account(const Server& server) {
   return std::string(server.credentials().at("account_id").as_string());
 }
 
+// A new account holder of the server's tenant (a fresh external id each time).
+Reply create_holder(Server& server, const std::string& document_number) {
+  return server.post("/v1/ledger/account_holders",
+      R"({"address":{"city":"Bogota","country":"CO","line_1":"x","state":"DC","zip_code":"1"},)"
+      R"("person":{"country_code":"CO","document_number":")" + document_number +
+      R"(","document_type":"CC","first_name":"A","last_name":"B","person_type":"natural"},)"
+      R"("external_id":"acct-owner-)" + harness::new_uuid() + R"("})", {server.bearer_core()});
+}
+
 std::string tenant_account(const Server& server, int index) {
   return std::string(server.credentials().at("tenant_account_ids").at(index).as_string());
 }
@@ -50,10 +59,7 @@ TEST(Accounts, InitCreatesAnAccountListedWithItsBalance) {
 
 TEST(Accounts, OpenForTenantAndForAccountHolder) {
   Server& server = Server::shared();
-  Reply holder = server.post("/v1/ledger/account_holders",
-      R"({"address":{"city":"Bogota","country":"CO","line_1":"x","state":"DC","zip_code":"1"},)"
-      R"("person":{"country_code":"CO","document_number":"1","document_type":"CC","first_name":"A","last_name":"B","person_type":"natural"},)"
-      R"("external_id":"acct-owner-)" + harness::new_uuid() + R"("})", {server.bearer_core()});
+  Reply holder = create_holder(server, "1");
   ASSERT_EQ(holder.status, 201);
   std::string holder_id(holder.json().at("id").as_string());
   Reply created = server.post("/v1/ledger/accounts",
@@ -72,10 +78,7 @@ TEST(Accounts, OpenForTenantAndForAccountHolder) {
 
 TEST(Accounts, ListedByAccountHolder) {
   Server& server = Server::shared();
-  Reply holder = server.post("/v1/ledger/account_holders",
-      R"({"address":{"city":"Bogota","country":"CO","line_1":"x","state":"DC","zip_code":"1"},)"
-      R"("person":{"country_code":"CO","document_number":"2","document_type":"CC","first_name":"C","last_name":"D","person_type":"natural"},)"
-      R"("external_id":"holder-list-)" + harness::new_uuid() + R"("})", {server.bearer_core()});
+  Reply holder = create_holder(server, "2");
   ASSERT_EQ(holder.status, 201) << holder.body;
   const std::string holder_id(holder.json().at("id").as_string());
   std::vector<std::string> opened;

@@ -161,6 +161,16 @@ Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const s
   return from_row(*row);
 }
 
+Result<Account> get_core_or_card_account(store::Tx& tx, const std::string& tenant_id,
+                                         const std::string& id) {
+  auto row = tx.query_one(std::string("SELECT ") + k_columns +
+                              " FROM ledger_accounts WHERE tenant_id = ? AND id = ? "
+                              "AND surface IN ('core', 'card')",
+                          {tenant_id, id});
+  if (!row) return errors::item_not_found("account");
+  return from_row(*row);
+}
+
 std::map<std::string, Account> get_accounts(store::Tx& tx, const std::string& tenant_id,
                                             const std::vector<std::string>& ids, Surface surface) {
   std::map<std::string, Account> found;

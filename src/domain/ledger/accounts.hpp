@@ -75,6 +75,10 @@ Result<Account> open_card_account(store::Tx& tx, const std::string& tenant_id,
 // 404 (item_not_found, or tenant_account_not_found on the participant surface) when absent.
 Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                             Surface surface);
+// An account of the core surface or a card's prepaid balance (what GET /v1/accounts/{id}
+// answers), in one statement; 404 item_not_found when neither.
+Result<Account> get_core_or_card_account(store::Tx& tx, const std::string& tenant_id,
+                                         const std::string& id);
 // The tenant's accounts of `surface` with these ids, by id: those it has (a batch paying many
 // collections reads their accounts in a few statements instead of one each).
 std::map<std::string, Account> get_accounts(store::Tx& tx, const std::string& tenant_id,

@@ -23,15 +23,6 @@ std::string posting_id(const std::string& entry_id, std::int64_t seq) {
 
 }  // namespace
 
-Result<Account> get_core_or_card_account(store::Tx& tx, const std::string& tenant_id,
-                                         const std::string& id) {
-  auto account = get_account(tx, tenant_id, id, Surface::core);
-  if (account) return account;
-  auto prepaid = get_account(tx, tenant_id, id, Surface::card);
-  if (prepaid) return prepaid;
-  return account;
-}
-
 Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& tenant_id,
                                             const std::string& account_id, Surface surface,
                                             const StatementFilter& filter, std::int64_t offset,
@@ -65,8 +56,8 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
   // of the account's history (a parallel scan, compiled by JIT: about 100 ms on a million
   // postings, where the backward index scan that the first page needs reads ten rows).
   const std::string sql =
-      "SELECT p.entry_id, p.seq, p.amount, p.currency, p.balance_after, p.position, "
-      "p.inserted_at, e.description, e.reference_type, e.reference_id, " +
+      "SELECT p.entry_id, p.seq, p.amount, p.currency, p.balance_after, p.inserted_at, "
+      "e.description, e.reference_type, e.reference_id, " +
       last_position + " - " + first_position +
       " + 1 FROM ledger_accounts a JOIN postings p ON p.tenant_id = a.tenant_id "
       "AND p.account_id = a.id JOIN journal_entries e ON e.tenant_id = p.tenant_id "
@@ -101,17 +92,16 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
     entry.amount_minor = row.integer(2);
     entry.currency = row.text(3);
     entry.balance_after_minor = row.integer(4);
-    entry.position = row.integer(5);
-    entry.created_at = row.text(6);
-    entry.description = row.text(7);
+    entry.created_at = row.text(5);
+    entry.description = row.text(6);
     // Written by every entry since the statements exist, and by the migration for those before
     // (`tesoro verify` reports an entry without one).
-    entry.reference_type = row.optional_text(8).value_or("");
-    entry.reference_id = row.optional_text(9).value_or("");
+    entry.reference_type = row.optional_text(7).value_or("");
+    entry.reference_id = row.optional_text(8).value_or("");
     page.items.push_back(std::move(entry));
   }
   if (!rows.empty()) {
-    page.total_items = rows.front().integer(10);
+    page.total_items = rows.front().integer(9);
     return page;
   }
   // No rows: no such account, or a page past the matches (whose total is still answered).

@@ -22,7 +22,6 @@ struct StatementEntry {
   std::int64_t amount_minor = 0;  // positive: credit (the balance grew); negative: debit
   std::string currency;
   std::int64_t balance_after_minor = 0;
-  std::int64_t position = 0;  // 1 for the account's first posting
   std::string description;
   std::string reference_type;
   std::string reference_id;
@@ -48,10 +47,5 @@ Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& te
 // at or before that instant, 0 before the first), dated by that posting. Holds are not postings:
 // nothing was held then, as far as the ledger's history says (held 0, available the balance).
 Account as_of(Account account, store::Tx& tx, const std::string& tenant_id, time::Micros as_of);
-
-// An account of the core surface or, when there is none, a card's prepaid balance (404 as
-// get_account for the core surface when neither).
-Result<Account> get_core_or_card_account(store::Tx& tx, const std::string& tenant_id,
-                                         const std::string& id);
 
 }  // namespace tesoro::ledger
