@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 JOBS ?= 2
 
-.PHONY: all deps build run test sanitize fuzz bench clean
+.PHONY: all deps build run test sanitize failover fuzz bench clean
 
 all: build
 
@@ -23,6 +23,12 @@ test: build
 # API suites on both engines; any report fails it.
 sanitize: deps
 	@scripts/sanitize
+
+# PostgreSQL failover under load (docs/operations.md "High availability on PostgreSQL"): a
+# pg_auto_failover formation on this machine (scripts/postgres-ha), two Tesoro nodes on its
+# multi-host URL, the primary's postmaster killed, then a planned switchover.
+failover: build
+	@TESORO_BIN=$(CURDIR)/$(BUILD_DIR)/tesoro scripts/postgres-ha $(BUILD_DIR)/tesoro_failover_tests
 
 # Each fuzz target for FUZZ_SECONDS (default 60) with libFuzzer, in build-fuzz/ (docs/fuzzing.md).
 fuzz: deps

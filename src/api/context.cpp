@@ -96,10 +96,11 @@ http::Response Context::write(const std::function<Result<http::Response>(store::
     return ok_status();
   }));
   if (!lost_race) return std::move(*response);
-  auto found = services.store.read<std::optional<idempotency::Found>>(
+  // A unit that waits for the standbys: the other request's commit may not be on them yet.
+  auto found = services.store.write<std::optional<idempotency::Found>>(
       [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
-        return idempotency::find(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
-                                 services.clock.now());
+        return idempotency::find_for_replay(tx, tenant_id(), idempotency->key,
+                                            idempotency->fingerprint, services.clock.now());
       });
   if (!found.ok() || !found.value()) return error(errors::idempotency_key_in_use());
   return answer_stored(*found.value());

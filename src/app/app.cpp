@@ -453,11 +453,18 @@ http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& 
   std::string fingerprint = idempotency::fingerprint(context.request.method,
                                                      context.request.target, context.request.body);
   std::string tenant_id = context.tenant_id();
-  auto found = store_->read_single<std::optional<idempotency::Found>>(
-      [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
-        return idempotency::find(tx, tenant_id, key, fingerprint, clock_.now());
-      });
-  if (found.ok() && found.value()) return context.answer_stored(*found.value());
+  auto find = [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+    return idempotency::find(tx, tenant_id, key, fingerprint, clock_.now());
+  };
+  auto found = store_->read_single<std::optional<idempotency::Found>>(find);
+  if (found.ok() && found.value()) {
+    // A replay acknowledges the write: answered from a unit that waits for the standbys.
+    found = store_->write<std::optional<idempotency::Found>>(
+        [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+          return idempotency::find_for_replay(tx, tenant_id, key, fingerprint, clock_.now());
+        });
+    if (found.ok() && found.value()) return context.answer_stored(*found.value());
+  }
   std::string claim = tenant_id + "\n" + key;
   if (!in_flight_.try_claim(claim)) return context.error(errors::idempotency_key_in_use());
   std::shared_ptr<ClaimGuard> guard(new ClaimGuard{in_flight_, std::move(claim)});

@@ -1,5 +1,6 @@
 #include "core/error.hpp"
 
+#include "core/limits.hpp"
 #include "core/money.hpp"
 
 namespace tesoro {
@@ -181,7 +182,11 @@ Error method_not_allowed() { return of(ErrorCode::method_not_allowed); }
 Error payload_too_large() { return of(ErrorCode::payload_too_large); }
 Error headers_too_large() { return of(ErrorCode::headers_too_large); }
 Error internal() { return of(ErrorCode::internal_error); }
-Error unavailable() { return of(ErrorCode::service_is_unavailable); }
+Error unavailable() {
+  Error error = of(ErrorCode::service_is_unavailable);
+  error.headers.emplace_back("Retry-After", std::to_string(limits::k_unavailable_retry_after_seconds));
+  return error;
+}
 Error idempotency_key_reused() {
   return of(ErrorCode::idempotency_key_reused, "x-idempotency-key");
 }

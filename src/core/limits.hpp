@@ -61,6 +61,8 @@ inline constexpr int k_busy_timeout_ms = 5'000;
 // the same network answers in milliseconds; a primary cut off from its standby would wait
 // forever. The wait is then cancelled and the write answered 503 with Retry-After.
 inline constexpr int k_pg_commit_ack_wait_ms = 1'000;
+// Retry-After on every 503: a failover takes seconds, a full write queue less.
+inline constexpr int k_unavailable_retry_after_seconds = 1;
 inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file
 // SQLite's page size for a new database (an existing one keeps its own). 8 KiB rather than the
 // default 4: a batch of 1000 outgoing transfers (rows of about 1 KB and their events) was

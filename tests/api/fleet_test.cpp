@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <set>
@@ -100,15 +101,58 @@ TEST(PostgresOutage, Answers503WhileDownAndRecoversByItself) {
   Reply down = server.get("/v1/ledger/account_holders", auth);
   EXPECT_EQ(down.status, 503);
   EXPECT_EQ(down.error_code(), "service_is_unavailable");
+  EXPECT_EQ(down.header("retry-after"), "1");
   Reply post = server.post("/v1/ledger/account_holders", harness::account_holder_body("while-down"), auth);
   EXPECT_EQ(post.status, 503);
-  EXPECT_EQ(server.get("/readyz").status, 503);
+  Reply not_ready = server.get("/readyz");
+  EXPECT_EQ(not_ready.status, 503);
+  EXPECT_EQ(not_ready.header("retry-after"), "1");
   EXPECT_EQ(server.get("/healthz").status, 200);  // alive, not ready
   run_shell("TESORO_TEST_PG_START");
   // No restart of the node: the pool reconnects on next use.
   EXPECT_EQ(server.get("/readyz").status, 200);
   EXPECT_EQ(server.get("/v1/ledger/account_holders", auth).status, 200);
   EXPECT_EQ(server.post("/v1/ledger/account_holders", harness::account_holder_body("after-" + harness::new_uuid()), auth).status, 201);
+}
+
+// A primary cut off from its synchronous standby (synchronous_standby_names naming one that never
+// connects, on the whole test server, put back at the end): a write is answered 503 after the
+// bounded wait, though its commit stands on this server and shows in reads; a retry with its key
+// is not answered from that commit (a failover could take it back) until the standby has it.
+TEST(PostgresOutage, ARetryIsNotAcknowledgedFromACommitTheStandbyLacks) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "PostgreSQL only";
+  Server server;
+  auto set_standbys = [&](const std::string& value) {
+    server.sql(value.empty() ? "ALTER SYSTEM RESET synchronous_standby_names"
+                             : "ALTER SYSTEM SET synchronous_standby_names = '" + value + "'");
+    server.sql("SELECT pg_reload_conf()");
+    for (int i = 0; i < 100 && server.sql("SHOW synchronous_standby_names") != value + "\n"; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  };
+  struct PutBack {
+    std::function<void()> undo;
+    ~PutBack() { undo(); }
+  } put_back{[&] { set_standbys(""); }};
+  set_standbys("nobody");
+  std::string key = harness::new_uuid();
+  std::string external_id = "cut-off-" + key;
+  Request create{"POST", "/v1/ledger/account_holders", harness::account_holder_body(external_id),
+                 {server.bearer_core(), "x-idempotency-key: " + key}};
+  Reply first = server.send(create);
+  ASSERT_EQ(first.status, 503) << first.body;
+  EXPECT_EQ(first.header("retry-after"), "1");
+  EXPECT_EQ(server.get("/readyz").status, 503);
+  EXPECT_EQ(count_external_id(server, external_id), 1) << "the commit stands on this server";
+  Reply retry = server.send(create);
+  EXPECT_EQ(retry.status, 503) << "answered from a commit the standby lacks: " << retry.body;
+  EXPECT_EQ(retry.header("idempotent-replayed"), "");
+
+  set_standbys("");
+  Reply replay = server.send(create);
+  ASSERT_EQ(replay.status, 201) << replay.body;
+  EXPECT_EQ(replay.header("idempotent-replayed"), "true");
+  EXPECT_EQ(count_external_id(server, external_id), 1);
 }
 
 TEST(PostgresOutage, KillDuringLoadLosesNoAcknowledgedWrite) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "core/limits.hpp"
 #include "core/metrics.hpp"
@@ -295,6 +296,42 @@ TEST_P(StoreTest, IdempotencyRecordIsFirstWriterWins) {
     return idempotency::sweep_expired(tx, now + 25LL * 3600 * time::k_micros_per_second, 100);
   }).value();
   EXPECT_EQ(expired, 1);  // "k" expired; "old" was renewed at `later`
+}
+
+// A replay's lookup rewrites the record unchanged (so that its unit waits for the standbys):
+// same answer as find, the record as it was, nothing for an unknown or expired key.
+TEST_P(StoreTest, IdempotencyReplayLookupLeavesTheRecordAsItWas) {
+  auto now = time::now_micros();
+  ASSERT_TRUE(temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    return idempotency::record(tx, "t", "k", "hash", {201, "application/json", "stored"}, now);
+  }).value());
+  auto replay = [&](const std::string& key, const std::string& hash, time::Micros at) {
+    return temp->store->write<std::optional<idempotency::Found>>(
+        [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+          return idempotency::find_for_replay(tx, "t", key, hash, at);
+        }).value();
+  };
+  auto found = replay("k", "hash", now);
+  ASSERT_TRUE(found);
+  EXPECT_TRUE(found->same_request);
+  EXPECT_EQ(found->response.status, 201);
+  EXPECT_EQ(found->response.content_type, "application/json");
+  EXPECT_EQ(found->response.body, "stored");
+  auto other = replay("k", "another request", now);
+  ASSERT_TRUE(other);
+  EXPECT_FALSE(other->same_request);
+  EXPECT_FALSE(replay("unknown", "hash", now));
+  EXPECT_FALSE(replay("k", "hash", now + 25LL * 3600 * time::k_micros_per_second));
+  // Still there and unchanged: the sweep of a day later finds it expired as recorded.
+  auto again = temp->store->read<std::optional<idempotency::Found>>(
+      [&](store::Tx& tx) -> Result<std::optional<idempotency::Found>> {
+        return idempotency::find(tx, "t", "k", "hash", now);
+      }).value();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->response.body, "stored");
+  EXPECT_EQ(temp->store->write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+    return idempotency::sweep_expired(tx, now + 25LL * 3600 * time::k_micros_per_second, 100);
+  }).value(), 1);
 }
 
 TEST_P(StoreTest, JobsAreClaimedOnceAcrossNodes) {
@@ -907,16 +944,22 @@ TEST(PostgresReadiness, SynchronousStandbysRequiredReadsEveryFormOfTheSetting) {
   EXPECT_EQ(store::synchronous_standbys_required("anything"), 1);
 }
 
-// A primary whose synchronous standby is gone (here: synchronous_standby_names names one that
-// never connects, on the whole test server, put back at the end): it is not ready, and a write
-// is answered unavailable after the bounded wait instead of waiting for ever; its transaction
-// stands on the server alone, as PostgreSQL keeps a commit whose wait was cancelled.
-TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWritesFast) {
-  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
-  TempStore temp(store::Engine::postgres);
-  const std::string server = std::getenv("TESORO_TEST_DATABASE_URL");
-  auto psql = [&](const std::string& sql) {
-    const std::string command = "psql '" + server + "' -X -qAtc \"" + sql + "\" 2>&1";
+// synchronous_standby_names naming a standby that never connects, on the whole test server
+// (TESORO_TEST_DATABASE_URL), until put back: at the latest when this goes out of scope.
+class StandbysGone {
+ public:
+  StandbysGone() { set("nobody"); }
+  ~StandbysGone() { put_back(); }
+  StandbysGone(const StandbysGone&) = delete;
+  StandbysGone& operator=(const StandbysGone&) = delete;
+  void put_back() {
+    if (std::exchange(gone_, false)) set("");
+  }
+
+ private:
+  static std::string psql(const std::string& sql) {
+    const std::string command = "psql '" + std::string(std::getenv("TESORO_TEST_DATABASE_URL")) +
+                                "' -X -qAtc \"" + sql + "\" 2>&1";
     std::string out;
     if (FILE* pipe = ::popen(command.c_str(), "r")) {
       char buffer[256];
@@ -924,15 +967,25 @@ TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWr
       ::pclose(pipe);
     }
     return out;
-  };
-  auto set_standbys = [&](const std::string& value) {
+  }
+  void set(const std::string& value) {
     psql(value.empty() ? "ALTER SYSTEM RESET synchronous_standby_names"
                        : "ALTER SYSTEM SET synchronous_standby_names = '" + value + "'");
     psql("SELECT pg_reload_conf()");
     for (int i = 0; i < 100 && psql("SHOW synchronous_standby_names") != value + "\n"; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-  };
+    gone_ = !value.empty();
+  }
+  bool gone_ = false;
+};
+
+// A primary whose synchronous standby is gone: it is not ready, and a write is answered
+// unavailable after the bounded wait instead of waiting for ever; its transaction stands on the
+// server alone, as PostgreSQL keeps a commit whose wait was cancelled.
+TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWritesFast) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore temp(store::Engine::postgres);
   auto write = [&](const std::string& id) {
     return temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
       tx.exec("INSERT INTO commit_probe (id) VALUES (?)", {id});
@@ -945,11 +998,7 @@ TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWr
   }));
   EXPECT_TRUE(temp.store->ready());
 
-  struct PutBack {
-    std::function<void()> undo;
-    ~PutBack() { undo(); }
-  } put_back{[&] { set_standbys(""); }};
-  set_standbys("nobody");
+  StandbysGone gone;
   EXPECT_FALSE(temp.store->ready());
   const auto started = std::chrono::steady_clock::now();
   try {
@@ -963,7 +1012,7 @@ TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWr
   EXPECT_GE(waited.count(), limits::k_pg_commit_ack_wait_ms);
   EXPECT_LT(waited.count(), limits::k_pg_commit_ack_wait_ms + 2'000);
 
-  set_standbys("");
+  gone.put_back();
   EXPECT_TRUE(temp.store->ready());
   EXPECT_NO_THROW(static_cast<void>(write("acknowledged")));
   auto kept = temp.store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {

@@ -26,15 +26,32 @@ std::string fingerprint(std::string_view method, std::string_view target, std::s
   return crypto::sha256_hex(material);
 }
 
-std::optional<Found> find(store::Tx& tx, std::string_view tenant_id, std::string_view key,
-                          std::string_view request_hash, time::Micros now) {
-  auto row = tx.query_one(
-      "SELECT request_hash, status, content_type, body FROM idempotency_keys "
-      "WHERE tenant_id = ? AND idempotency_key = ? AND expires_at > ?",
-      {std::string(tenant_id), std::string(key), now});
+namespace {
+
+std::optional<Found> found_in(const std::optional<store::Row>& row, std::string_view request_hash) {
   if (!row) return std::nullopt;
   return Found{row->text(0) == request_hash,
                StoredResponse{static_cast<int>(row->integer(1)), row->text(2), row->text(3)}};
+}
+
+}  // namespace
+
+std::optional<Found> find(store::Tx& tx, std::string_view tenant_id, std::string_view key,
+                          std::string_view request_hash, time::Micros now) {
+  return found_in(tx.query_one("SELECT request_hash, status, content_type, body FROM idempotency_keys "
+                               "WHERE tenant_id = ? AND idempotency_key = ? AND expires_at > ?",
+                               {std::string(tenant_id), std::string(key), now}),
+                  request_hash);
+}
+
+std::optional<Found> find_for_replay(store::Tx& tx, std::string_view tenant_id,
+                                     std::string_view key, std::string_view request_hash,
+                                     time::Micros now) {
+  return found_in(tx.query_one("UPDATE idempotency_keys SET expires_at = expires_at "
+                               "WHERE tenant_id = ? AND idempotency_key = ? AND expires_at > ? "
+                               "RETURNING request_hash, status, content_type, body",
+                               {std::string(tenant_id), std::string(key), now}),
+                  request_hash);
 }
 
 bool record(store::Tx& tx, std::string_view tenant_id, std::string_view key,

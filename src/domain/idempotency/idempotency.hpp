@@ -30,6 +30,13 @@ std::string fingerprint(std::string_view method, std::string_view target, std::s
 
 std::optional<Found> find(store::Tx& tx, std::string_view tenant_id, std::string_view key,
                           std::string_view request_hash, time::Micros now);
+// The same in a write unit, for the answer of a replay, which acknowledges the write: the record
+// is rewritten unchanged, so that the unit's commit waits, as a write's does, until the
+// synchronous standbys hold it (PostgreSQL shows a commit to other sessions before they have
+// it; a retry after a 503 may find a commit only this primary has, which a failover takes back).
+std::optional<Found> find_for_replay(store::Tx& tx, std::string_view tenant_id,
+                                     std::string_view key, std::string_view request_hash,
+                                     time::Micros now);
 // False when a record for the key already exists (another request won the race).
 bool record(store::Tx& tx, std::string_view tenant_id, std::string_view key,
             std::string_view request_hash, const StoredResponse& response, time::Micros now);
