@@ -105,7 +105,15 @@ std::string fresh_database_url() {
   std::string url = base;
   auto slash = url.rfind('/');
   auto question = url.find('?', slash);
-  return url.substr(0, slash + 1) + name + (question == std::string::npos ? "" : url.substr(question));
+  url = url.substr(0, slash + 1) + name + (question == std::string::npos ? "" : url.substr(question));
+  // With several servers in the URL (scripts/postgres-ha), libpq tries a standby before the
+  // primary and fails on the database until the standby has replayed its creation.
+  for (int i = 0; i < 200; ++i) {
+    run_capture("psql " + shell_quote(url) + " -qAtc 'SELECT 1' > /dev/null 2>&1", &code);
+    if (code == 0) return url;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  throw std::runtime_error("cannot connect to the new test database " + name);
 }
 
 // 32 random bytes in base64, what `openssl rand -base64 32` prints.

@@ -47,7 +47,7 @@ constexpr auto k_retry_pause = std::chrono::milliseconds(50);   // faster than R
                                                                 // the test measures the gap
 constexpr auto k_probe_pause = std::chrono::milliseconds(20);
 constexpr auto k_write_deadline = std::chrono::seconds(120);  // one write's retries, at most
-constexpr auto k_recovery_limit = std::chrono::seconds(120);
+constexpr auto k_recovery_limit = std::chrono::seconds(150);
 constexpr long long k_card_funding = 1'000'000'000;
 
 std::string environment(const char* name) {
@@ -114,12 +114,37 @@ struct Formation {
 
   // SIGKILL to the node's postmaster, as a crash would: its keeper stays.
   void kill_postmaster(int node) const {
-    std::ifstream pid_file(folder + "/node" + std::to_string(node + 1) + "/postmaster.pid");
+    std::ifstream pid_file(data(node) + "/postmaster.pid");
     long pid = 0;
     pid_file >> pid;
     ASSERT_GT(pid, 0) << "no postmaster.pid for node" << node + 1;
     ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
   }
+
+  // The whole node lost, as with its machine: its keeper, its PostgreSQL and every process under
+  // them frozen, then killed.
+  void kill_node(int node) const {
+    int code = 0;
+    std::string out = harness::run_capture(
+        "tree() { echo $1; for child in $(pgrep -P $1); do tree $child; done; }; "
+        "root=$(pgrep -xf " + harness::shell_quote("pg_autoctl run --pgdata " + data(node)) + ") && "
+        "pids=$(tree $root) && kill -STOP $pids && kill -KILL $pids 2>&1",
+        &code);
+    ASSERT_EQ(code, 0) << "could not kill node" << node + 1 << ": " << out;
+  }
+
+  // The node's keeper started again (after kill_node): it rejoins the formation as a standby.
+  void restart_node(int node) const {
+    int code = 0;
+    std::string out = harness::run_capture(
+        "nohup " + harness::shell_quote(autoctl) + " run --pgdata " + harness::shell_quote(data(node)) +
+            " >> " + harness::shell_quote(folder + "/node" + std::to_string(node + 1) + ".log") +
+            " 2>&1 < /dev/null &",
+        &code);
+    ASSERT_EQ(code, 0) << out;
+  }
+
+  std::string data(int node) const { return folder + "/node" + std::to_string(node + 1); }
 
   // pg_autoctl's planned switchover: returns when the old secondary is the primary.
   void switchover() const {
@@ -442,7 +467,7 @@ void check_readiness(const Load& load, Clock::time_point fault) {
 }
 
 // The load on two nodes, `fault` in the middle, then every check.
-void run_under_load(const std::function<void(const Formation&, int primary)>& fault) {
+void run_under_load(const std::function<void(const Formation&, int primary, Load&)>& fault) {
   Formation formation;
   int primary = formation.wait_until_settled();
   ASSERT_GE(primary, 0) << "the formation did not settle";
@@ -454,7 +479,7 @@ void run_under_load(const std::function<void(const Formation&, int primary)>& fa
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_GT(load.acknowledged_count(), 0u) << "no write before the fault";
   Clock::time_point fault_at = Clock::now();
-  fault(formation, primary);
+  fault(formation, primary, load);
   // Settled and writing for a while, so that the last of the fault is behind the load.
   auto limit = Clock::now() + k_recovery_limit;
   EXPECT_GE(formation.wait_until_settled(), 0) << "the formation did not settle after the fault";
@@ -472,9 +497,24 @@ void run_under_load(const std::function<void(const Formation&, int primary)>& fa
 }  // namespace
 
 TEST(Failover, PrimaryPostmasterKilledUnderLoad) {
-  run_under_load([](const Formation& formation, int primary) { formation.kill_postmaster(primary); });
+  run_under_load([](const Formation& formation, int primary, Load&) { formation.kill_postmaster(primary); });
 }
 
 TEST(Failover, PlannedSwitchoverUnderLoad) {
-  run_under_load([](const Formation& formation, int) { formation.switchover(); });
+  run_under_load([](const Formation& formation, int, Load&) { formation.switchover(); });
+}
+
+// The primary's machine lost: pg_auto_failover promotes the standby once the monitor has given up
+// on the primary (its health checks, then primary_demote_timeout: about 50 s with its defaults),
+// and the lost node, started again, rejoins as the standby.
+TEST(Failover, PrimaryNodeLostUnderLoad) {
+  run_under_load([](const Formation& formation, int primary, Load& load) {
+    formation.kill_node(primary);
+    Clock::time_point lost = Clock::now();  // writes started before may have been committed
+    auto limit = lost + k_recovery_limit;
+    while (!load.every_node_wrote_since(lost) && Clock::now() < limit) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    formation.restart_node(primary);
+  });
 }
