@@ -40,11 +40,25 @@ events::EventFilter read_filter(QueryReader& query, Problems& problems) {
   return filter;
 }
 
+// 404 item_not_found (path `endpoint_id`) when the filter names an endpoint the tenant does not
+// have: "events that endpoint has not received" would otherwise be every event, a wrong answer
+// rather than an empty one.
+Status check_endpoint(store::Tx& tx, const std::string& tenant_id, const events::EventFilter& filter) {
+  if (filter.delivery_success && filter.endpoint_id &&
+      !webhooks::get_endpoint(tx, tenant_id, *filter.endpoint_id)) {
+    return errors::of(ErrorCode::item_not_found, "endpoint_id", "webhook endpoint not found");
+  }
+  return ok_status();
+}
+
 // ?after=<position>: oldest first, {events, next_after, has_more}; next_after is the position
 // of the last event returned (the cursor to send next), or `after` itself when none came.
 http::Response list_past_cursor(Context& context, const events::EventFilter& filter,
                                 std::int64_t after, std::int64_t page_size) {
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    if (Status checked = check_endpoint(tx, context.tenant_id(), filter); !checked) {
+      return std::move(checked).error();
+    }
     // One more than asked tells whether more are waiting.
     auto found = events::list_after(tx, context.tenant_id(), filter, after, page_size + 1);
     if (!found) return std::move(found).error();
@@ -76,6 +90,9 @@ http::Response list(Context& context) {
   if (!problems.empty()) return context.error(problems.to_error());
   if (after) return list_past_cursor(context, filter, *after, page.size);
   return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    if (Status checked = check_endpoint(tx, context.tenant_id(), filter); !checked) {
+      return std::move(checked).error();
+    }
     auto found =
         events::list_events(tx, context.tenant_id(), filter, page.offset(), page.size);
     if (!found) return std::move(found).error();

@@ -276,13 +276,13 @@ TEST(WebhookEventTypes, KnownTypesAndPrefixPatternsPass) {
 }
 
 TEST(WebhookEventTypes, SubscriptionsMatchExactTypesAndPrefixes) {
-  EXPECT_TRUE(webhooks::subscribed({}, "collection.paid"));
-  EXPECT_TRUE(webhooks::subscribed({"collection.paid"}, "collection.paid"));
-  EXPECT_FALSE(webhooks::subscribed({"collection.paid"}, "collection.ready"));
-  EXPECT_TRUE(webhooks::subscribed({"payout.*", "collection.*"}, "collection.attempt_successful"));
-  EXPECT_FALSE(webhooks::subscribed({"card.*"}, "card_transaction.capture"));
-  EXPECT_TRUE(webhooks::subscribed({"card.*"}, "card.blocked"));
-  EXPECT_FALSE(webhooks::subscribed({"collection.*"}, "collections.paid"));
+  EXPECT_TRUE(events::type_matches({}, "collection.paid"));
+  EXPECT_TRUE(events::type_matches({"collection.paid"}, "collection.paid"));
+  EXPECT_FALSE(events::type_matches({"collection.paid"}, "collection.ready"));
+  EXPECT_TRUE(events::type_matches({"payout.*", "collection.*"}, "collection.attempt_successful"));
+  EXPECT_FALSE(events::type_matches({"card.*"}, "card_transaction.capture"));
+  EXPECT_TRUE(events::type_matches({"card.*"}, "card.blocked"));
+  EXPECT_FALSE(events::type_matches({"collection.*"}, "collections.paid"));
 }
 
 namespace {

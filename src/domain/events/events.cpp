@@ -1,5 +1,6 @@
 #include "domain/events/events.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -62,6 +63,17 @@ std::int64_t last_position(store::Tx& tx) {
 }
 
 bool rows_keep_events(const store::Tx& tx) { return positions_on_insert(tx); }
+
+bool type_matches(const std::vector<std::string>& patterns, std::string_view type) {
+  if (patterns.empty()) return true;
+  return std::any_of(patterns.begin(), patterns.end(), [&](const std::string& wanted) {
+    if (wanted.ends_with(".*")) {
+      std::string_view prefix = std::string_view(wanted).substr(0, wanted.size() - 1);  // "x."
+      return type.starts_with(prefix);
+    }
+    return wanted == type;
+  });
+}
 
 std::int64_t row_positions(store::Tx& tx, std::size_t count) {
   const std::int64_t first = last_position(tx) + 1;

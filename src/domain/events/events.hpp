@@ -61,6 +61,11 @@ void emit_made(store::Tx& tx, const std::string& tenant_id, const std::string& t
 // by position or by tenant and position; an event by its id is found with find().
 std::string_view table(const store::Tx& tx);
 
+// Whether `type` is among `patterns`: event types, or `<prefix>.*` for every type that starts
+// with `<prefix>.` (`collection.*` matches every collection event). An empty list matches every
+// type. How an endpoint's event_types and the events list's `type` filter read.
+bool type_matches(const std::vector<std::string>& patterns, std::string_view type);
+
 // The last position given (0 before the first event).
 std::int64_t last_position(store::Tx& tx);
 

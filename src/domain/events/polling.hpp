@@ -36,14 +36,13 @@ struct EventFilter {
   std::optional<std::string> endpoint_id;  // whe_; only with delivery_success
 };
 
-// Newest first; `offset` and `limit` from the page. 404 item_not_found (path `endpoint_id`)
-// when the filter names an endpoint the tenant does not have.
+// Newest first; `offset` and `limit` from the page. The caller has checked that the tenant has
+// the filter's endpoint: "events that endpoint has not received" would otherwise be every event.
 Result<PageOf<Event>> list_events(store::Tx& tx, const std::string& tenant_id,
                                   const EventFilter& filter, std::int64_t offset,
                                   std::int64_t limit);
 
 // Oldest first: up to `limit` events positioned after `after_position` that match the filter.
-// The same 404 as list_events.
 Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_id,
                                       const EventFilter& filter, std::int64_t after_position,
                                       std::int64_t limit);

@@ -286,6 +286,16 @@ Result<Transfer> find_successful_by(store::Tx& tx, const std::string& tenant_id,
 // caller runs it again while it returns `limit`.
 std::int64_t process_due(store::Tx& tx, time::Micros real_now, std::int64_t limit);
 
+// A transfer that is a payout's leg (payout_id set) emits no outgoing_transfer.<state>: each of
+// its steps goes to the payouts module, which registers what a step does (payouts::follow brings
+// the payout in line with its leg), once, at static initialisation, so that this module needs
+// nothing of that one. The processor calls it in the unit that wrote the step; a leg's step
+// with nothing registered is a logic_error (the unit fails). Returns true, for that
+// initialisation.
+using LegFollower = void (*)(store::Tx& tx, const std::string& tenant_id, const Transfer& leg,
+                             time::Micros at);
+bool register_leg_follower(LegFollower follower);
+
 // Invariants for `tesoro verify`: every account that is not a card's prepaid account (those are
 // cards::verify's) holds exactly what its moving transfers hold; a successful transfer holds
 // nothing and has one settlement entry debiting its source by its amount; a failed one holds

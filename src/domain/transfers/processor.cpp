@@ -11,12 +11,14 @@
 //      order, then their tenant accounts; each a payment attempt in the creditor's tenant;
 //   4. per tenant: one release per source account for every transfer that ended, then the
 //      settlement entries of the successful ones, written together (Journal::post_all);
-//   5. the rows (a few statements), the events (or payouts::follow for a payout's leg) and the
+//   5. the rows (a few statements), the events (or the leg follower for a payout's leg) and the
 //      batches that ended.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include "core/check.hpp"
@@ -27,13 +29,20 @@
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/network/directory.hpp"
-#include "domain/payouts/payouts.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 #include "domain/transfers/transfer_rows.hpp"
 #include "store/bulk.hpp"
 
 namespace tesoro::transfers {
 namespace {
+
+std::atomic<LegFollower> leg_follower{nullptr};  // constant-initialised: before any registration
+
+void follow_leg(store::Tx& tx, const std::string& tenant_id, const Transfer& leg, time::Micros at) {
+  LegFollower follower = leg_follower.load();
+  if (!follower) throw std::logic_error("a payout's leg moved, and no leg follower is registered");
+  follower(tx, tenant_id, leg, at);
+}
 
 constexpr time::Micros k_step_micros =
     limits::k_transfer_step_seconds * time::k_micros_per_second;
@@ -53,7 +62,7 @@ struct Moving {
   struct Step {
     std::string state;
     time::Micros at = 0;
-    std::optional<Transfer> leg;  // payouts::follow
+    std::optional<Transfer> leg;  // for the leg follower (register_leg_follower)
   };
   std::vector<Step> steps;
 };
@@ -196,7 +205,7 @@ void Pass::finish(Moving& m, std::string state, std::optional<std::string> reaso
   announce(m, at);
 }
 
-// outgoing_transfer.<state>, or the payout's turn (payouts::follow, once the leg is written).
+// outgoing_transfer.<state>, or the payout's turn (the leg follower, once the leg is written).
 void Pass::announce(Moving& m, time::Micros at) {
   const Transfer& t = m.transfer;
   Moving::Step step{t.state, at, std::nullopt};
@@ -353,7 +362,7 @@ void Pass::write_all() {
   events::emit_many(tx_, emissions);
   for (const Moving& m : moving_) {
     for (const Moving::Step& step : m.steps) {
-      if (step.leg) payouts::follow(tx_, m.tenant_id, *step.leg, step.at);
+      if (step.leg) follow_leg(tx_, m.tenant_id, *step.leg, step.at);
     }
   }
   // A batch is completed once none of its transfers moves: its count of moving transfers goes
@@ -489,6 +498,11 @@ std::vector<std::string> verify(store::Tx& tx) {
          "WHERE b.moving_count <> COALESCE(m.n, 0)",
          "outgoing transfer batch");
   return violations;
+}
+
+bool register_leg_follower(LegFollower follower) {
+  leg_follower.store(follower);
+  return true;
 }
 
 }  // namespace tesoro::transfers

@@ -131,7 +131,9 @@ std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
     const std::string type = event.text(3);
     const std::string now = time::iso(tenant->second.now);
     for (const Subscriber& endpoint : tenant->second.endpoints) {
-      if (endpoint.start_position >= position || !subscribed(endpoint.event_types, type)) continue;
+      if (endpoint.start_position >= position || !events::type_matches(endpoint.event_types, type)) {
+        continue;  // (an endpoint's events only: the authorization request is not an event)
+      }
       for (store::Value value : std::initializer_list<store::Value>{
                event.text(1), ids::generate("whq"), endpoint.endpoint_id, event.text(2), position,
                type, std::string("pending"), std::int64_t{0}, tenant->second.now, std::int64_t{0},

@@ -212,17 +212,6 @@ void refresh_authorization_endpoints(store::Tx& tx, const std::string& tenant_id
   tx.exec(k_sql, {tenant_id, tenant_id});
 }
 
-bool subscribed(const std::vector<std::string>& event_types, std::string_view type) {
-  if (event_types.empty()) return true;
-  return std::any_of(event_types.begin(), event_types.end(), [&](const std::string& wanted) {
-    if (wanted.ends_with(".*")) {
-      std::string_view prefix = std::string_view(wanted).substr(0, wanted.size() - 1);  // "x."
-      return type.starts_with(prefix);
-    }
-    return wanted == type;
-  });
-}
-
 std::optional<Error> check_event_types(const std::vector<std::string>& types,
                                        std::string_view path) {
   if (types.size() > limits::k_webhook_event_types_max) {

@@ -171,10 +171,6 @@ std::string encode_event_types(const std::vector<std::string>& event_types);
 // The event_types column (a JSON array of strings, written only by this module) as a list.
 std::vector<std::string> decode_event_types(const std::string& text);
 
-// Whether an endpoint subscribed to `event_types` receives events of `type` (empty list: all;
-// `collection.*` matches every collection event). Events only: never the authorization request.
-bool subscribed(const std::vector<std::string>& event_types, std::string_view type);
-
 // Every event type Tesoro emits (the catalogue of docs/webhooks.md), for validating
 // event_types and the events list's `type` filter.
 const std::vector<std::string>& event_types();
