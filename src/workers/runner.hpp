@@ -81,8 +81,8 @@ class Runner {
   void stop();
   // Wakes the workers that listen to `topic`.
   void notify(const std::string& topic);
-  // One pass of the named worker on the calling thread (tests, and `tesoro` commands that want
-  // work done now). Returns true when it did work.
+  // One pass of the named worker on the calling thread, as its own thread would make it: for
+  // tests that drive a worker step by step. Returns true when it did work.
   bool run_once(std::string_view name);
 
  private:

@@ -3,6 +3,7 @@
 // database, lookup, sign-out, expiry, CSRF tokens, the principal) on both engines.
 #include <gtest/gtest.h>
 
+#include "api/console.hpp"
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
 #include "domain/auth/credentials.hpp"
@@ -314,9 +315,14 @@ TEST_P(ConsoleStore, CsrfTokenAndPrincipalComeFromTheSession) {
   EXPECT_EQ(csrf, console::csrf_token(first->token));
   EXPECT_NE(csrf, console::csrf_token(second->token));
   EXPECT_EQ(csrf.find(first->token), std::string::npos);
-  EXPECT_TRUE(console::csrf_token_matches(first->token, csrf));
-  EXPECT_FALSE(console::csrf_token_matches(second->token, csrf));
-  EXPECT_FALSE(console::csrf_token_matches(first->token, ""));
+  // What the pipeline checks a state change's X-CSRF-Token against (api::console_csrf_refusal).
+  http::Request change;
+  change.method = "POST";
+  change.headers.emplace_back(std::string(api::k_console_csrf_header), csrf);
+  EXPECT_FALSE(api::console_csrf_refusal(change, console::csrf_token(first->token)));
+  EXPECT_TRUE(api::console_csrf_refusal(change, console::csrf_token(second->token)));
+  change.headers.clear();
+  EXPECT_TRUE(api::console_csrf_refusal(change, csrf));
   auth::Principal core = console::principal(first->session, auth::Surface::core);
   EXPECT_EQ(core.tenant_id, tenant_id);
   EXPECT_EQ(core.credential_id, first->session.id);

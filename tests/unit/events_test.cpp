@@ -11,6 +11,7 @@
 
 #include "core/ids.hpp"
 #include "domain/events/events.hpp"
+#include "domain/events/polling.hpp"
 #include "test_stores.hpp"
 
 using namespace tesoro;
@@ -28,7 +29,7 @@ class EventsTest : public test_stores::EngineStoreTest {
   std::vector<events::Event> read_after(std::int64_t after, std::int64_t limit = 100) {
     return temp->store->read<std::vector<events::Event>>(
         [&](store::Tx& tx) -> Result<std::vector<events::Event>> {
-          return events::read_after(tx, "t", after, limit);
+          return events::list_after(tx, "t", events::EventFilter{}, after, limit);
         }).value();
   }
 };
@@ -353,7 +354,7 @@ TEST_P(EventsTest, ReadersOfPositionedEventsQueryThroughTheEventIndexes) {
   // The dispatcher's next events of every tenant.
   expect_uses("SELECT position, tenant_id, id, type FROM events WHERE position > 3 "
               "ORDER BY position LIMIT 10", "events_by_position");
-  // A tenant's events after a position (events::read_after, events::list_after).
+  // A tenant's events after a position (events::list_after).
   expect_uses("SELECT position, id, type, data, inserted_at FROM events WHERE tenant_id = 't' "
               "AND position > 3 ORDER BY position LIMIT 10", "events_by_tenant_position");
   // A page of the list (GET /v1/events), with and without a time range: there is no index by
@@ -410,7 +411,7 @@ TEST_P(EventsTest, OnSqliteTheReadersOfTheEventsViewReadBothPartsThroughTheirInd
   // Due deliveries' events, by position.
   expect_indexed("SELECT position, id, type, data, inserted_at, tenant_id FROM all_events "
                  "WHERE position IN (4, 5, 9)", by_position, false);
-  // A tenant's events after a position (events::read_after, events::list_after).
+  // A tenant's events after a position (events::list_after).
   expect_indexed("SELECT position, id, type, data, inserted_at FROM all_events AS events WHERE "
                  "tenant_id = 't' AND position IS NOT NULL AND position > 3 "
                  "ORDER BY position LIMIT 10", by_tenant, true);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "domain/events/events.hpp"
+#include "domain/events/polling.hpp"
 #include "domain/ledger/journal.hpp"
 #include "test_stores.hpp"
 
@@ -105,7 +106,7 @@ TEST_P(MigrationTest, Schema4DataSurvivesTheMigrationToTheLatest) {
             3);
   auto events = temp.store->read<std::vector<events::Event>>(
       [](store::Tx& tx) -> Result<std::vector<events::Event>> {
-        return events::read_after(tx, "ten_1", 0, 10);
+        return events::list_after(tx, "ten_1", events::EventFilter{}, 0, 10);
       }).value();
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].id, "evt_1");

@@ -207,10 +207,6 @@ std::string csrf_token(std::string_view session_token) {
   return crypto::base64url(crypto::hmac_sha256(session_token, k_csrf_label));
 }
 
-bool csrf_token_matches(std::string_view session_token, std::string_view given) {
-  return crypto::constant_time_equal(csrf_token(session_token), given);
-}
-
 auth::Principal principal(const Session& session, auth::Surface surface) {
   auth::Principal out;
   out.tenant_id = session.tenant_id;

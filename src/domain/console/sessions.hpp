@@ -62,8 +62,6 @@ Result<Session> find_session(store::Tx& tx, std::string_view token, std::string_
 Status sign_out(store::Tx& tx, const Session& session, time::Micros now);
 // The session's CSRF token: base64url of HMAC-SHA256 keyed by the session token.
 std::string csrf_token(std::string_view session_token);
-// Whether `given` is the CSRF token of `session_token` (constant time).
-bool csrf_token_matches(std::string_view session_token, std::string_view given);
 // The principal a session stands for on one surface: its tenant holding every scope of that
 // surface (core: every group at admin), named by the session's id.
 auth::Principal principal(const Session& session, auth::Surface surface);

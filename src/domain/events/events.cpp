@@ -214,19 +214,6 @@ std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {
   return positioned;
 }
 
-std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,
-                              std::int64_t after_position, std::int64_t limit) {
-  std::vector<Event> out;
-  for (const store::Row& row :
-       tx.query("SELECT " + std::string(k_event_columns) + " FROM " + std::string(table(tx)) +
-                    " WHERE tenant_id = ? AND position > ? ORDER BY position LIMIT ?",
-                {std::string(tenant_id), after_position, limit})) {
-    out.push_back(event_of(row));
-  }
-  render_references(tx, std::string(tenant_id), out);
-  return out;
-}
-
 std::string reference(std::string_view kind, std::string_view subject_id) {
   std::string text;
   text.reserve(2 + kind.size() + subject_id.size());

@@ -106,10 +106,6 @@ Event event_of(const store::Row& row);
 // The tenant's positioned event with this id, its data as stored (a reference not rendered).
 std::optional<Event> find(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
-// The tenant's positioned events after `after_position`, in position order (data rendered).
-std::vector<Event> read_after(store::Tx& tx, std::string_view tenant_id,
-                              std::int64_t after_position, std::int64_t limit);
-
 // Events whose data is kept by reference. A module whose rows keep everything an event's data
 // shows (fields that never change once the event is written, and the state and times that the
 // event itself dates) may emit reference(kind, subject_id) as the data instead: the events of
