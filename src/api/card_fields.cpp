@@ -3,13 +3,13 @@
 #include <chrono>
 
 #include "api/validation/fields.hpp"
+#include "core/limits.hpp"
 
 namespace tesoro::api {
 namespace {
 
 namespace chrono = std::chrono;
 
-constexpr std::size_t k_name_max_chars = 100;
 
 // "YYYY-MM-DD" naming a day of the calendar (no 2023-02-29), or nullopt.
 std::optional<chrono::sys_days> parse_date(std::string_view text) {
@@ -53,7 +53,7 @@ std::optional<std::string> read_birthdate(ObjectReader& reader, std::string_view
 // An optional name: absent or null is none; when given, 1 to 100 characters.
 std::optional<std::string> optional_name(ObjectReader& reader, std::string_view key,
                                          Problems& problems) {
-  auto name = reader.string(key, Need::optional, k_name_max_chars);
+  auto name = reader.string(key, Need::optional, limits::k_name_max_chars);
   if (name && name->empty()) {
     problems.invalid(reader.path(key), "must not be empty (send null for none)");
     return std::nullopt;
@@ -88,9 +88,9 @@ std::optional<cards::CardholderDocument> read_document(ObjectReader& parent, std
 
 cards::CardholderFields read_fields(ObjectReader& reader, time::Micros now, Problems& problems) {
   cards::CardholderFields fields;
-  fields.first_name = required_text(reader, "first_name", k_name_max_chars, problems);
+  fields.first_name = required_text(reader, "first_name", limits::k_name_max_chars, problems);
   fields.middle_name = optional_name(reader, "middle_name", problems);
-  fields.last_name = required_text(reader, "last_name", k_name_max_chars, problems);
+  fields.last_name = required_text(reader, "last_name", limits::k_name_max_chars, problems);
   fields.second_last_name = optional_name(reader, "second_last_name", problems);
   fields.birthdate = read_birthdate(reader, "birthdate", now, problems);
   fields.nationality = read_nationality(reader, "nationality", problems);
@@ -111,7 +111,7 @@ Patch<std::string> patch_required_name(ObjectReader& reader, std::string_view ke
     return Patch<std::string>::absent();
   }
   if (!reader.present(key)) return Patch<std::string>::absent();
-  std::string name = required_text(reader, key, k_name_max_chars, problems);
+  std::string name = required_text(reader, key, limits::k_name_max_chars, problems);
   return name.empty() ? Patch<std::string>::absent() : Patch<std::string>::of(std::move(name));
 }
 

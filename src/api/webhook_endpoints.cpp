@@ -6,12 +6,12 @@
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation/readers.hpp"
+#include "core/limits.hpp"
 #include "domain/webhooks/endpoints.hpp"
 
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_description_max_chars = 500;
 
 // The url: a string, then the destination rules (webhooks::check_url).
 std::optional<std::string> read_url(ObjectReader& reader, Need need, const Settings& settings,
@@ -55,7 +55,7 @@ Result<webhooks::NewEndpoint> decode_new_endpoint(std::string_view body, const S
   ObjectReader reader(parsed.value(), "", problems);
   webhooks::NewEndpoint input;
   input.url = read_url(reader, Need::required, settings, problems).value_or("");
-  input.description = reader.string("description", Need::optional, k_description_max_chars);
+  input.description = reader.string("description", Need::optional, limits::k_description_max_chars);
   input.event_types = read_event_types(reader, problems).value_or(std::vector<std::string>{});
   input.enabled = reader.boolean("enabled", Need::optional).value_or(true);
   input.authorization_timeout_ms =
@@ -83,7 +83,7 @@ Result<webhooks::EndpointPatch> decode_patch(std::string_view body, const Settin
     if (reader.is_null(key)) problems.invalid(key, "must not be null");
   }
   patch.url = read_url(reader, Need::optional, settings, problems);
-  auto description = reader.patch_string("description", k_description_max_chars);
+  auto description = reader.patch_string("description", limits::k_description_max_chars);
   if (description.is_null()) patch.description.emplace();  // engaged, holding none
   if (description.has_value()) patch.description.emplace(description.value());
   patch.event_types = read_event_types(reader, problems);

@@ -171,9 +171,22 @@ inline constexpr std::int64_t k_page_size_max = 500;
 inline constexpr std::int64_t k_page_size_default = 10;
 inline constexpr std::int64_t k_metadata_keys_max = 50;
 inline constexpr std::size_t k_string_max_chars = 1024;  // any free-text field unless told
+// Fields that several endpoints share (each field's own limit where it has one).
+inline constexpr std::size_t k_external_id_max_chars = 255;  // collections, transfers, payouts
+inline constexpr std::size_t k_key_value_max_chars = 254;    // a Bre-B key: the longest email
+inline constexpr std::size_t k_name_max_chars = 100;  // cardholders, configuration groups, controls
+inline constexpr std::size_t k_nickname_max_chars = 100;     // collections, cards
+inline constexpr std::size_t k_description_max_chars = 500;  // transfers, webhook endpoints
+inline constexpr std::size_t k_balance_operation_description_max_chars = 255;  // a card's prepaid
 inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in one answer
 // Items of one batch (POST /api/v1/collections, POST /api/v1/outgoing_transfers).
 inline constexpr std::size_t k_batch_items_max = 1000;
+
+// Secrets Tesoro issues (client secrets, tokens, webhook signing secrets): 256 random bits.
+inline constexpr std::size_t k_secret_bytes = 32;
+// Tries at a random card or account number before giving up: a clash among 10^9 or more numbers
+// is rare, eight in a row never.
+inline constexpr int k_random_number_attempts = 8;
 
 // Webhooks (domain/webhooks).
 inline constexpr std::size_t k_webhook_url_max_bytes = 2048;

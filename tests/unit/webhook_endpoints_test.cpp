@@ -323,7 +323,7 @@ TEST_P(WebhookEndpointsStore, SecretIsStoredSealedAndSigns) {
   ASSERT_TRUE(created.ok()) << created.error().message;
   EXPECT_TRUE(created->endpoint.id.starts_with("whe_"));
   EXPECT_TRUE(webhooks::secret_key(created->secret).has_value());
-  EXPECT_EQ(webhooks::secret_key(created->secret)->size(), webhooks::k_secret_bytes);
+  EXPECT_EQ(webhooks::secret_key(created->secret)->size(), limits::k_secret_bytes);
   std::int64_t in_clear = test_stores::read_integer(
       *temp->store, "SELECT COUNT(*) FROM webhook_endpoints WHERE secret_sealed LIKE ?",
       {"%" + created->secret.substr(6) + "%"});

@@ -4,15 +4,14 @@
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation/readers.hpp"
+#include "core/limits.hpp"
 #include "domain/cards/card_view.hpp"
 #include "domain/cards/cards.hpp"
 
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_nickname_max_chars = 100;
 constexpr std::size_t k_entity_id_max_chars = 255;
-constexpr std::size_t k_description_max_chars = 255;
 
 const std::vector<std::string> k_card_types = {"virtual", "physical"};
 const std::vector<std::string> k_card_states = {"active", "blocked", "canceled"};
@@ -99,7 +98,7 @@ json::object operation_json(const cards::BalanceOperation& operation) {
 }
 
 std::optional<std::string> read_nickname(ObjectReader& reader) {
-  return reader.string("nickname", Need::optional, k_nickname_max_chars);
+  return reader.string("nickname", Need::optional, limits::k_nickname_max_chars);
 }
 
 // spending_controls: {card_target}; the group's target is the group's business.
@@ -153,7 +152,7 @@ Result<cards::CardChanges> decode_card_changes(std::string_view body) {
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   cards::CardChanges changes;
-  auto nickname = reader.patch_string("nickname", k_nickname_max_chars);
+  auto nickname = reader.patch_string("nickname", limits::k_nickname_max_chars);
   if (nickname.is_null()) changes.nickname = std::optional<std::string>();
   if (nickname.has_value()) changes.nickname = nickname.value();
   if (reader.is_null("state")) problems.invalid("state", "must be one of active, blocked, canceled");
@@ -246,8 +245,10 @@ Result<cards::NewBalanceOperation> decode_operation(std::string_view body,
     input.amount_minor = amount->amount_minor;
     input.currency = amount->currency;
   }
-  input.description =
-      reader.string("description", Need::optional, k_description_max_chars).value_or("");
+  input.description = reader
+                          .string("description", Need::optional,
+                                  limits::k_balance_operation_description_max_chars)
+                          .value_or("");
   auto entity_id = reader.string("entity_id", Need::required, k_entity_id_max_chars);
   if (entity_id && entity_id->empty()) problems.invalid("entity_id", "must not be empty");
   input.entity_id = entity_id.value_or("");

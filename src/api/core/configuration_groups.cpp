@@ -3,12 +3,12 @@
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation/fields.hpp"
+#include "core/limits.hpp"
 #include "domain/cards/configuration_groups.hpp"
 
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_name_max_chars = 100;
 
 json::object configuration_group_json(const cards::ConfigurationGroup& group) {
   return json::object{{"id", group.id},
@@ -30,7 +30,7 @@ Result<NewGroup> decode_new_group(std::string_view body) {
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   NewGroup input;
-  input.name = required_text(reader, "name", k_name_max_chars, problems);
+  input.name = required_text(reader, "name", limits::k_name_max_chars, problems);
   input.spending_control_id = reader.id("spending_control_id", Need::optional, "spc");
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();
@@ -46,7 +46,7 @@ Result<cards::ConfigurationGroupChanges> decode_changes(std::string_view body) {
   if (reader.is_null("name")) {
     problems.invalid("name", "must not be null");
   } else if (reader.present("name")) {
-    std::string name = required_text(reader, "name", k_name_max_chars, problems);
+    std::string name = required_text(reader, "name", limits::k_name_max_chars, problems);
     if (!name.empty()) changes.name = std::move(name);
   }
   // null clears the group's control.

@@ -3,6 +3,7 @@
 #include "api/context.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
+#include "core/limits.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/payouts/payouts.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
@@ -10,8 +11,6 @@
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_external_id_max_chars = 255;
-constexpr std::size_t k_key_value_max_chars = 254;  // the longest email
 
 const std::vector<std::string> k_methods = {std::string(payouts::k_method_breb)};
 
@@ -21,7 +20,7 @@ void read_target(ObjectReader& reader, payouts::NewPayout& input, Problems& prob
   if (!target) return;
   ObjectReader fields(*target, reader.path("target"), problems);
   auto type = fields.one_of("key_type", Need::required, collections::key_types());
-  auto value = fields.string("key_value", Need::required, k_key_value_max_chars);
+  auto value = fields.string("key_value", Need::required, limits::k_key_value_max_chars);
   fields.reject_unknown();
   if (!type || !value) return;
   auto normalized = collections::normalize_key(*type, *value);
@@ -40,7 +39,8 @@ Result<payouts::NewPayout> decode(std::string_view body, const Settings& setting
   ObjectReader reader(parsed.value(), "", problems);
   payouts::NewPayout input;
   input.account_id = reader.id("account_id", Need::required, "acc").value_or("");
-  input.external_id = required_text(reader, "external_id", k_external_id_max_chars, problems);
+  input.external_id =
+      required_text(reader, "external_id", limits::k_external_id_max_chars, problems);
   input.method = reader.one_of("method", Need::required, k_methods).value_or("");
   if (auto amount = read_money(reader, "amount", Need::required, settings.currencies, problems)) {
     input.amount_minor = amount->amount_minor;

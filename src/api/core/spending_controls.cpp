@@ -7,6 +7,7 @@
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation/fields.hpp"
+#include "core/limits.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 
 namespace tesoro::api {
@@ -14,7 +15,6 @@ namespace {
 
 namespace sc = spending_controls;
 
-constexpr std::size_t k_name_max_chars = 100;
 const std::vector<std::string> k_card_usages = {"online_purchase", "physical_purchase",
                                                 "atm_withdrawal"};
 
@@ -213,7 +213,7 @@ Result<sc::NewSpendingControl> decode_new_control(std::string_view body,
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   sc::NewSpendingControl input;
-  input.name = required_text(reader, "name", k_name_max_chars, problems);
+  input.name = required_text(reader, "name", limits::k_name_max_chars, problems);
   input.currency_code = reader.one_of("currency_code", Need::required, currencies).value_or("");
   input.rules = read_rules(reader, currencies, problems);
   reader.reject_unknown();
@@ -241,7 +241,7 @@ Result<std::optional<std::string>> decode_rename(std::string_view body) {
   if (reader.is_null("name")) {
     problems.invalid("name", "must not be null");
   } else if (reader.present("name")) {
-    name = required_text(reader, "name", k_name_max_chars, problems);
+    name = required_text(reader, "name", limits::k_name_max_chars, problems);
   }
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();

@@ -6,15 +6,13 @@
 #include "api/participant/batch_decoders.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
+#include "core/limits.hpp"
 #include "domain/collections/collections.hpp"
 
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_external_id_max_chars = 255;
-constexpr std::size_t k_nickname_max_chars = 100;
 constexpr std::size_t k_reference_max_chars = 255;
-constexpr std::size_t k_key_value_max_chars = 254;  // the longest email
 
 const std::vector<std::string> k_usage_modes = {"single_use", "multiple_use"};
 // The four limits, in the order they are read and reported.
@@ -35,7 +33,7 @@ std::optional<collections::KeyRequest> read_key(ObjectReader& parent, Problems& 
   if (!object) return std::nullopt;
   ObjectReader reader(*object, parent.path("key"), problems);
   auto type = reader.one_of("type", Need::required, collections::key_types());
-  auto value = reader.string("value", Need::required, k_key_value_max_chars);
+  auto value = reader.string("value", Need::required, limits::k_key_value_max_chars);
   reader.reject_unknown();
   if (!type || !value) return std::nullopt;
   if (auto normalized = collections::normalize_key(*type, *value); !normalized) {
@@ -52,7 +50,8 @@ Result<collections::NewCollection> decode_item(const json::value& value, const s
   Problems problems;
   ObjectReader reader(value.get_object(), path, problems);
   collections::NewCollection input;
-  input.external_id = required_text(reader, "external_id", k_external_id_max_chars, problems);
+  input.external_id =
+      required_text(reader, "external_id", limits::k_external_id_max_chars, problems);
   input.tenant_account_id = reader.id("tenant_account_id", Need::required, "bbtacc").value_or("");
   input.usage_mode = reader.one_of("usage_mode", Need::required, k_usage_modes).value_or("");
   std::optional<Money> limits[4];
@@ -61,7 +60,7 @@ Result<collections::NewCollection> decode_item(const json::value& value, const s
         read_money(reader, k_limit_fields[i], Need::required, settings.currencies, problems);
   }
   input.expires_at_micros = read_time(reader, "expires_at", problems);
-  input.nickname = reader.string("nickname", Need::optional, k_nickname_max_chars);
+  input.nickname = reader.string("nickname", Need::optional, limits::k_nickname_max_chars);
   input.reference = reader.string("reference", Need::optional, k_reference_max_chars);
   input.metadata = read_metadata(reader, "metadata", problems).value_or(ledger::Metadata{});
   input.key = read_key(reader, problems);
@@ -208,7 +207,7 @@ Result<collections::CollectionChanges> decode_changes(std::string_view body,
   Problems problems;
   ObjectReader reader(object, "", problems);
   collections::CollectionChanges changes;
-  auto nickname = reader.patch_string("nickname", k_nickname_max_chars);
+  auto nickname = reader.patch_string("nickname", limits::k_nickname_max_chars);
   if (nickname.is_null()) changes.nickname = std::optional<std::string>();
   if (nickname.has_value()) changes.nickname = nickname.value();
   if (reader.is_null("enabled")) {

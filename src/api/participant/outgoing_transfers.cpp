@@ -6,22 +6,20 @@
 #include "api/participant/batch_decoders.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
+#include "core/limits.hpp"
 #include "domain/network/targets.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_external_id_max_chars = 255;
-constexpr std::size_t k_description_max_chars = 500;
-constexpr std::size_t k_key_value_max_chars = 254;  // the longest email
 
 std::optional<transfers::Query> read_query(ObjectReader& parent, Problems& problems) {
   const json::object* object = parent.object("query", Need::optional);
   if (!object) return std::nullopt;
   ObjectReader reader(*object, parent.path("query"), problems);
   auto format = reader.one_of("format", Need::required, network::query_formats());
-  auto value = reader.string("value", Need::required, k_key_value_max_chars);
+  auto value = reader.string("value", Need::required, limits::k_key_value_max_chars);
   reader.reject_unknown();
   if (!format || !value) return std::nullopt;
   return transfers::Query{*format, *value};
@@ -46,7 +44,8 @@ Result<transfers::BatchItem> decode_item(const json::value& value, const std::st
   Problems problems;
   ObjectReader reader(value.get_object(), path, problems);
   transfers::BatchItem item;
-  item.external_id = required_text(reader, "external_id", k_external_id_max_chars, problems);
+  item.external_id =
+      required_text(reader, "external_id", limits::k_external_id_max_chars, problems);
   if (auto amount = read_money(reader, "amount", Need::optional, settings.currencies, problems)) {
     item.amount_minor = amount->amount_minor;
     item.currency = amount->currency;
@@ -55,7 +54,7 @@ Result<transfers::BatchItem> decode_item(const json::value& value, const std::st
   const bool has_query = reader.present("query") && !reader.is_null("query");
   item.target_id = reader.id("target_id", Need::optional, "bbtgt");
   item.query = read_query(reader, problems);
-  item.description = reader.string("description", Need::optional, k_description_max_chars);
+  item.description = reader.string("description", Need::optional, limits::k_description_max_chars);
   item.metadata = read_metadata(reader, "metadata", problems).value_or(ledger::Metadata{});
   item.expected_creditor = read_expected_creditor(reader, problems);
   reader.reject_unknown();
@@ -88,7 +87,7 @@ Result<transfers::NewBatch> decode_transfer_batch(std::string_view body, const S
   ObjectReader reader(parsed.value(), "", problems);
   transfers::NewBatch input;
   input.tenant_account_id = reader.id("tenant_account_id", Need::required, "bbtacc").value_or("");
-  input.description = reader.string("description", Need::optional, k_description_max_chars);
+  input.description = reader.string("description", Need::optional, limits::k_description_max_chars);
   const json::array* items = reader.array("transfers", Need::required);
   reader.reject_unknown();
   if (items && (items->empty() || items->size() > limits::k_batch_items_max)) {

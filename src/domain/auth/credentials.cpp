@@ -9,8 +9,6 @@
 namespace tesoro::auth {
 namespace {
 
-constexpr std::size_t k_secret_bytes = 32;  // 256 bits in every secret we issue
-
 bool has_scope(const std::vector<std::string>& scopes, std::string_view scope) {
   return std::find(scopes.begin(), scopes.end(), scope) != scopes.end();
 }
@@ -36,8 +34,8 @@ Result<TokenGrant> issue_tokens(store::Tx& tx, std::string_view tenant_id,
                                 std::string_view client_id, std::vector<std::string> scopes,
                                 std::string_view environment, time::Micros now) {
   TokenGrant grant;
-  grant.access_token = "at_" + crypto::random_token(k_secret_bytes);
-  grant.refresh_token = "rt_" + crypto::random_token(k_secret_bytes);
+  grant.access_token = "at_" + crypto::random_token(limits::k_secret_bytes);
+  grant.refresh_token = "rt_" + crypto::random_token(limits::k_secret_bytes);
   grant.expires_in_seconds = limits::k_access_token_ttl_seconds;
   grant.scopes = std::move(scopes);
   const std::string scope_text = join_scopes(grant.scopes, ' ');
@@ -199,7 +197,7 @@ Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
   std::string environment = tenant->text(0);
   CreatedKey key;
   key.id = ids::generate("key");
-  std::string random = crypto::random_token(k_secret_bytes);
+  std::string random = crypto::random_token(limits::k_secret_bytes);
   key.api_key = "sk_" + environment + "_" + random;
   key.scopes = scopes;
   key.key_prefix = "sk_" + environment + "_" + random.substr(0, 4);
@@ -282,7 +280,7 @@ Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
   }
   CreatedClient client;
   client.client_id = ids::generate("cli");
-  client.client_secret = "cs_" + crypto::random_token(k_secret_bytes);
+  client.client_secret = "cs_" + crypto::random_token(limits::k_secret_bytes);
   client.scopes = scopes;
   tx.exec("INSERT INTO oauth_clients (tenant_id, client_id, secret_hash, scopes, environment, "
           "inserted_at) VALUES (?, ?, ?, ?, ?, ?)",

@@ -6,6 +6,7 @@
 
 #include "core/card_numbers.hpp"
 #include "core/ids.hpp"
+#include "core/limits.hpp"
 #include "domain/cards/configuration_groups.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -96,12 +97,11 @@ Status check_references(store::Tx& tx, const std::string& tenant_id, const NewCa
   return ok_status();
 }
 
-constexpr int k_number_attempts = 8;  // 10^9 numbers: a clash is rare, eight in a row never
 
 // Inserts the card with a new number; a number another card has (by fingerprint) is drawn again.
 Status insert_card(store::Tx& tx, const std::string& tenant_id, Card& card,
                    const crypto::Sealer& sealer) {
-  for (int attempt = 0; attempt < k_number_attempts; ++attempt) {
+  for (int attempt = 0; attempt < limits::k_random_number_attempts; ++attempt) {
     const std::string number = card_numbers::generate_card_number();
     card.last_four = number.substr(number.size() - 4);
     std::int64_t inserted = tx.exec(

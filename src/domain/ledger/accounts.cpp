@@ -4,6 +4,7 @@
 
 #include "core/crypto.hpp"
 #include "core/ids.hpp"
+#include "core/limits.hpp"
 #include "core/money.hpp"
 #include "domain/ledger/journal.hpp"
 #include "store/bulk.hpp"
@@ -14,7 +15,6 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr int k_number_attempts = 8;  // 10 random digits: a clash is rare, eight in a row never
 
 constexpr const char* k_columns =
     "id, surface, name, number, type, currency, state, account_holder_id, role, beneficiary, "
@@ -78,7 +78,7 @@ Account from_row(const store::Row& row) {
 }
 
 Result<Account> insert_account(store::Tx& tx, const std::string& tenant_id, Account account) {
-  for (int attempt = 0; attempt < k_number_attempts; ++attempt) {
+  for (int attempt = 0; attempt < limits::k_random_number_attempts; ++attempt) {
     account.number = random_number();
     std::int64_t inserted = tx.exec(
         "INSERT INTO ledger_accounts (tenant_id, id, surface, name, number, type, currency, state, "

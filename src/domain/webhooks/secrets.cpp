@@ -14,7 +14,8 @@ std::string aad_for(std::string_view tenant_id, std::string_view endpoint_id) {
 }  // namespace
 
 std::string new_secret() {
-  return std::string(k_secret_prefix) + crypto::base64(crypto::random_bytes(k_secret_bytes));
+  return std::string(k_secret_prefix) +
+         crypto::base64(crypto::random_bytes(limits::k_secret_bytes));
 }
 
 std::optional<std::string> secret_key(std::string_view secret) {

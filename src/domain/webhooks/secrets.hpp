@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 
 namespace tesoro::webhooks {
 
 inline constexpr std::string_view k_secret_prefix = "whsec_";
-inline constexpr std::size_t k_secret_bytes = 32;
 
 // A new secret: whsec_ + base64(32 random bytes).
 std::string new_secret();
