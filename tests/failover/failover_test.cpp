@@ -43,8 +43,8 @@ namespace {
 
 constexpr int k_writers_per_node = 4;
 constexpr auto k_writer_pause = std::chrono::milliseconds(40);  // between a writer's writes
-constexpr auto k_retry_pause = std::chrono::milliseconds(50);   // faster than Retry-After's 1 s:
-                                                                // the test measures the gap
+// Sooner than Retry-After's 1 s, so that the measured gap is the formation's, not the client's.
+constexpr auto k_retry_pause = std::chrono::milliseconds(50);
 constexpr auto k_probe_pause = std::chrono::milliseconds(20);
 constexpr auto k_write_deadline = std::chrono::seconds(120);  // one write's retries, at most
 constexpr auto k_recovery_limit = std::chrono::seconds(150);
