@@ -1,6 +1,7 @@
 #pragma once
-// Versioned schema migrations, one file per module (foundation, account holders, jobs, ledger,
-// events); migrations() merges them in version order. A statement runs on both engines unless it
+// Versioned schema migrations, one file per area (foundation, account holders, jobs, ledger,
+// events, cards, collections, transfers, webhooks, console); migrations() merges them in
+// version order. A statement runs on both engines unless it
 // says otherwise: where the dialects differ it carries a PostgreSQL text of its own, and an empty
 // text means "nothing to run on that engine" (SQLite rebuilds a table where PostgreSQL alters a
 // column). Every table carries tenant_id, and every primary key and unique constraint of tenant
