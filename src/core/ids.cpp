@@ -94,7 +94,7 @@ std::string network_transaction_id() {
 std::string end_to_end_id(std::int64_t tenant_now_micros) {
   // Made in one string (a batch makes a thousand): E, the tenant's yyyyMMddHHmm, then a network
   // transaction id. The minute's characters are kept from the thread's last call in the same
-  // minute: a batch's thousand ids share them, and formatting the time was a tenth of an id.
+  // minute: a batch's thousand ids share them instead of formatting the time a thousand times.
   constexpr std::size_t k_minute_chars = 13;  // E202501311234
   constexpr std::int64_t k_micros_per_minute = 60 * time::k_micros_per_second;
   thread_local std::int64_t minute_of_chars = std::numeric_limits<std::int64_t>::min();

@@ -90,7 +90,7 @@ std::optional<Event> find(store::Tx& tx, const std::string& tenant_id, const std
   auto row = tx.query_one(
       "SELECT " + columns + " FROM events WHERE tenant_id = ? AND id = ? AND position IS NOT NULL",
       {tenant_id, id});
-  // A created event kept by a batch's transfer (migration 23) has the transfer's characters
+  // A created event kept by a batch's transfer has the transfer's characters
   // after evt_: its row is found by the transfer's key (the view would compute every id).
   constexpr std::string_view k_prefix = "evt_";
   if (!row && rows_keep_events(tx) && id.starts_with(k_prefix)) {
@@ -184,7 +184,7 @@ std::int64_t assign_positions(store::Tx& tx, std::int64_t limit) {
   const std::int64_t last = last_position(tx);
   std::int64_t positioned = 0;
   if (tx.engine() == store::Engine::postgres) {
-    // PostgreSQL writes an event into event_outbox (migration 22) and the sequencer moves it
+    // PostgreSQL writes an event into event_outbox and the sequencer moves it
     // into `events` with its position, so that an event row is written once, positioned, instead
     // of a second time by an UPDATE that put a new version of it in every index of `events`.
     // The oldest emitted leave the outbox, positioned in emission order. They are named by their

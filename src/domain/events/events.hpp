@@ -55,7 +55,7 @@ struct MadeEvent {
 void emit_made(store::Tx& tx, const std::string& tenant_id, const std::string& type,
                time::Micros at, const std::vector<MadeEvent>& events);
 
-// Where events are read from: on SQLite the view all_events (migration 23: the events' rows and
+// Where events are read from: on SQLite the view all_events (the events' rows and
 // the created events a batch's transfers keep in their own rows), on PostgreSQL the table
 // `events`. Same columns: tenant_id, id, type, data, inserted_at, position. Readers query it
 // by position or by tenant and position; an event by its id is found with find().
@@ -73,13 +73,13 @@ std::int64_t last_position(store::Tx& tx);
 // one writer gives positions as it writes, a batch's transfers keep their created events in
 // their own rows; PostgreSQL positions events after commit (the sequencer) and writes rows.
 bool rows_keep_events(const store::Tx& tx);
-// What migration 23's view shows of a created event a transfer's row keeps (the view's second
+// What the view shows of a created event a transfer's row keeps (the view's second
 // part, written here as well for the readers that query that part alone): its id, from the
 // row's `events.id` (the transfer's), and its type.
 inline constexpr std::string_view k_row_event_id_sql =
     "CAST('evt_' || substr(events.id, 6) AS TEXT)";
 inline constexpr std::string_view k_row_event_type = "outgoing_transfer.created";
-// Which rows keep one: created_position is their rowid since migration 24, negative in the rows
+// Which rows keep one: created_position is their rowid, negative in the rows
 // that keep none (a rowid is never NULL), and the view's index of a tenant's is partial on it.
 inline constexpr std::string_view k_row_event_kept_sql = "created_position > 0";
 // The first of `count` consecutive positions, after every position given, for events a table

@@ -343,7 +343,7 @@ void write_accepted(store::Tx& tx, const std::string& tenant_id, const PreparedB
   std::vector<std::size_t> accepted_rows;
   accepted_rows.reserve(done.accepted.size());
   for (std::size_t item : done.accepted) accepted_rows.push_back(prepared.items[item].row);
-  // On SQLite the rows keep their created events (migration 23); elsewhere they are emitted.
+  // On SQLite the rows keep their created events; elsewhere they are emitted.
   const bool rows_keep_events = events::rows_keep_events(tx);
   std::optional<std::int64_t> first_position;
   if (rows_keep_events) first_position = events::row_positions(tx, accepted_rows.size());

@@ -406,59 +406,97 @@ std::int64_t process_due(store::Tx& tx, time::Micros real_now, std::int64_t limi
   return pass.run(limit);
 }
 
+namespace {
+
+// The checks of verify that are one query each: what a row that breaks it is, and the query
+// that finds every such row as (tenant_id, id, what is wrong).
+struct RowCheck {
+  const char* subject;
+  std::string sql;
+};
+
+const std::vector<RowCheck>& row_checks() {
+  static const std::vector<RowCheck> k_checks = {
+      // What each account holds is what its moving transfers hold (card prepaid accounts hold
+      // for their authorizations: cards::verify).
+      {"account",
+       "SELECT a.tenant_id, a.id, 'holds ' || CAST(a.held AS TEXT) || ' but its moving "
+       "outgoing transfers hold ' || CAST(COALESCE(h.held, 0) AS TEXT) "
+       "FROM ledger_accounts a LEFT JOIN (SELECT tenant_id, tenant_account_id, SUM(held) AS held "
+       "FROM outgoing_transfers WHERE held <> 0 GROUP BY tenant_id, tenant_account_id) h "
+       "ON h.tenant_id = a.tenant_id AND h.tenant_account_id = a.id "
+       "WHERE a.surface IN ('core', 'participant') AND a.held <> COALESCE(h.held, 0)"},
+      {"outgoing transfer",
+       "SELECT tenant_id, id, 'state ' || state || ' with held ' || CAST(held AS TEXT) || "
+       "' of an amount of ' || CAST(amount AS TEXT) FROM outgoing_transfers WHERE "
+       "(state IN ('successful', 'failed') AND (held <> 0 OR next_step_at_micros IS NOT NULL)) "
+       "OR (state NOT IN ('successful', 'failed') AND (held <> amount "
+       "OR next_step_at_micros IS NULL)) OR amount <= 0"},
+      {"outgoing transfer",
+       "SELECT t.tenant_id, t.id, 'successful without one settlement entry debiting its "
+       "source by its amount' FROM outgoing_transfers t WHERE t.state = 'successful' AND "
+       "(t.entry_id IS NULL OR NOT EXISTS (SELECT 1 FROM journal_entries e JOIN postings p "
+       "ON p.tenant_id = e.tenant_id AND p.entry_id = e.id WHERE e.tenant_id = t.tenant_id "
+       "AND e.id = t.entry_id AND e.kind = 'outgoing_transfer' "
+       "AND p.account_id || '' = t.tenant_account_id AND p.amount = -t.amount "
+       "AND p.currency = t.currency))"},
+      {"outgoing transfer",
+       "SELECT tenant_id, id, 'not successful but has a journal entry' FROM "
+       "outgoing_transfers WHERE state <> 'successful' AND entry_id IS NOT NULL"},
+      // A created event the row keeps (SQLite) has a position of its own: no event row has it
+      // (transfers' positions are unique: their rowids).
+      {"outgoing transfer",
+       "SELECT t.tenant_id, t.id, 'keeps its created event at position ' || "
+       "CAST(t.created_position AS TEXT) || ', which event ' || e.id || ' has too' FROM "
+       "outgoing_transfers t JOIN events e ON e.position = t.created_position "
+       "WHERE t." + std::string(events::k_row_event_kept_sql)},
+      // A transfer delivered to a collection of this Tesoro arrived there: its successful
+      // attempt of the same amount, carrying its end-to-end id on the incoming transfer.
+      {"outgoing transfer",
+       "SELECT t.tenant_id, t.id, 'successful to collection ' || t.creditor_collection_id || "
+       "' without its successful attempt of the same amount' FROM outgoing_transfers t "
+       "WHERE t.state = 'successful' AND t.creditor_collection_id IS NOT NULL AND NOT EXISTS "
+       "(SELECT 1 FROM collection_attempts a JOIN incoming_transfers i "
+       "ON i.tenant_id = a.tenant_id AND i.attempt_id = a.id "
+       "WHERE a.tenant_id = t.creditor_tenant_id AND a.id = t.attempt_id "
+       "AND a.collection_id = t.creditor_collection_id AND a.state = 'successful' "
+       "AND a.amount = t.amount AND i.end_to_end_id = t.end_to_end_id)"},
+      // The lists and the processor find a batch's transfers by its inserted_at.
+      {"outgoing transfer",
+       "SELECT t.tenant_id, t.id, 'inserted at ' || t.inserted_at || ' but its batch ' || "
+       "t.batch_id || ' at ' || COALESCE(b.inserted_at, 'no time: the batch is missing') "
+       "FROM outgoing_transfers t LEFT JOIN outgoing_transfer_batches b "
+       "ON b.tenant_id = t.tenant_id AND b.id = t.batch_id WHERE t.batch_id IS NOT NULL "
+       "AND (b.inserted_at IS NULL OR b.inserted_at <> t.inserted_at)"},
+      {"outgoing transfer batch",
+       "SELECT b.tenant_id, b.id, 'state ' || b.state || ' does not agree with its "
+       "transfers' FROM outgoing_transfer_batches b WHERE (b.state = 'completed') = EXISTS "
+       "(SELECT 1 FROM outgoing_transfers t WHERE t.tenant_id = b.tenant_id "
+       "AND t.batch_id = b.id AND t.inserted_at = b.inserted_at "
+       "AND t.next_step_at_micros IS NOT NULL)"},
+      // The processor completes a batch when its count of moving transfers reaches 0. Counted
+      // over the moving transfers only (their partial index), grouped by batch.
+      {"outgoing transfer batch",
+       "SELECT b.tenant_id, b.id, 'moving_count ' || CAST(b.moving_count AS TEXT) || ' but ' "
+       "|| CAST(COALESCE(m.n, 0) AS TEXT) || ' of its transfers moving' "
+       "FROM outgoing_transfer_batches b LEFT JOIN (SELECT tenant_id, batch_id, COUNT(*) AS n "
+       "FROM outgoing_transfers WHERE next_step_at_micros IS NOT NULL AND batch_id IS NOT NULL "
+       "GROUP BY tenant_id, batch_id) m ON m.tenant_id = b.tenant_id AND m.batch_id = b.id "
+       "WHERE b.moving_count <> COALESCE(m.n, 0)"}};
+  return k_checks;
+}
+
+}  // namespace
+
 std::vector<std::string> verify(store::Tx& tx) {
   std::vector<std::string> violations;
-  auto report = [&](const std::string& sql, const std::string& what) {
-    for (const store::Row& row : tx.query(sql)) {
-      violations.push_back(what + " " + row.text(1) + " of tenant " + row.text(0) + ": " +
-                           row.text(2));
+  for (const RowCheck& check : row_checks()) {
+    for (const store::Row& row : tx.query(check.sql)) {
+      violations.push_back(std::string(check.subject) + " " + row.text(1) + " of tenant " +
+                           row.text(0) + ": " + row.text(2));
     }
-  };
-  // What each account holds is what its moving transfers hold (card prepaid accounts hold for
-  // their authorizations: cards::verify).
-  report("SELECT a.tenant_id, a.id, 'holds ' || CAST(a.held AS TEXT) || ' but its moving "
-         "outgoing transfers hold ' || CAST(COALESCE(h.held, 0) AS TEXT) "
-         "FROM ledger_accounts a LEFT JOIN (SELECT tenant_id, tenant_account_id, SUM(held) AS held "
-         "FROM outgoing_transfers WHERE held <> 0 GROUP BY tenant_id, tenant_account_id) h "
-         "ON h.tenant_id = a.tenant_id AND h.tenant_account_id = a.id "
-         "WHERE a.surface IN ('core', 'participant') AND a.held <> COALESCE(h.held, 0)",
-         "account");
-  report("SELECT tenant_id, id, 'state ' || state || ' with held ' || CAST(held AS TEXT) || "
-         "' of an amount of ' || CAST(amount AS TEXT) FROM outgoing_transfers WHERE "
-         "(state IN ('successful', 'failed') AND (held <> 0 OR next_step_at_micros IS NOT NULL)) "
-         "OR (state NOT IN ('successful', 'failed') AND (held <> amount "
-         "OR next_step_at_micros IS NULL)) OR amount <= 0",
-         "outgoing transfer");
-  report("SELECT t.tenant_id, t.id, 'successful without one settlement entry debiting its "
-         "source by its amount' FROM outgoing_transfers t WHERE t.state = 'successful' AND "
-         "(t.entry_id IS NULL OR NOT EXISTS (SELECT 1 FROM journal_entries e JOIN postings p "
-         "ON p.tenant_id = e.tenant_id AND p.entry_id = e.id WHERE e.tenant_id = t.tenant_id "
-         "AND e.id = t.entry_id AND e.kind = 'outgoing_transfer' "
-         "AND p.account_id || '' = t.tenant_account_id AND p.amount = -t.amount "
-         "AND p.currency = t.currency))",
-         "outgoing transfer");
-  report("SELECT tenant_id, id, 'not successful but has a journal entry' FROM "
-         "outgoing_transfers WHERE state <> 'successful' AND entry_id IS NOT NULL",
-         "outgoing transfer");
-  // A created event the row keeps (migration 23, SQLite) has a position of its own: no event
-  // row has it (transfers' positions are unique: their rowids since migration 24).
-  report("SELECT t.tenant_id, t.id, 'keeps its created event at position ' || "
-         "CAST(t.created_position AS TEXT) || ', which event ' || e.id || ' has too' FROM "
-         "outgoing_transfers t JOIN events e ON e.position = t.created_position "
-         "WHERE t." + std::string(events::k_row_event_kept_sql),
-         "outgoing transfer");
-  // A transfer delivered to a collection of this Tesoro arrived there: its successful attempt
-  // of the same amount, carrying its end-to-end id on the incoming transfer.
-  report("SELECT t.tenant_id, t.id, 'successful to collection ' || t.creditor_collection_id || "
-         "' without its successful attempt of the same amount' FROM outgoing_transfers t "
-         "WHERE t.state = 'successful' AND t.creditor_collection_id IS NOT NULL AND NOT EXISTS "
-         "(SELECT 1 FROM collection_attempts a JOIN incoming_transfers i "
-         "ON i.tenant_id = a.tenant_id AND i.attempt_id = a.id "
-         "WHERE a.tenant_id = t.creditor_tenant_id AND a.id = t.attempt_id "
-         "AND a.collection_id = t.creditor_collection_id AND a.state = 'successful' "
-         "AND a.amount = t.amount AND i.end_to_end_id = t.end_to_end_id)",
-         "outgoing transfer");
-  // One settlement entry per successful transfer, and none besides.
+  }
+  // One settlement entry per successful transfer, and none besides: counted per tenant.
   std::map<std::string, std::int64_t> entries;
   for (const store::Row& row : tx.query("SELECT tenant_id, COUNT(*) FROM journal_entries "
                                         "WHERE kind = 'outgoing_transfer' GROUP BY tenant_id")) {
@@ -475,28 +513,6 @@ std::vector<std::string> verify(store::Tx& tx) {
                          " outgoing_transfer journal entries more than its transfers have "
                          "(negative: transfers share entries)");
   }
-  // The lists and the processor find a batch's transfers by its inserted_at.
-  report("SELECT t.tenant_id, t.id, 'inserted at ' || t.inserted_at || ' but its batch ' || "
-         "t.batch_id || ' at ' || COALESCE(b.inserted_at, 'no time: the batch is missing') "
-         "FROM outgoing_transfers t LEFT JOIN outgoing_transfer_batches b "
-         "ON b.tenant_id = t.tenant_id AND b.id = t.batch_id WHERE t.batch_id IS NOT NULL "
-         "AND (b.inserted_at IS NULL OR b.inserted_at <> t.inserted_at)",
-         "outgoing transfer");
-  report("SELECT b.tenant_id, b.id, 'state ' || b.state || ' does not agree with its "
-         "transfers' FROM outgoing_transfer_batches b WHERE (b.state = 'completed') = EXISTS "
-         "(SELECT 1 FROM outgoing_transfers t WHERE t.tenant_id = b.tenant_id "
-         "AND t.batch_id = b.id AND t.inserted_at = b.inserted_at "
-         "AND t.next_step_at_micros IS NOT NULL)",
-         "outgoing transfer batch");
-  // The processor completes a batch when its count of moving transfers reaches 0. Counted over
-  // the moving transfers only (their partial index), grouped by batch.
-  report("SELECT b.tenant_id, b.id, 'moving_count ' || CAST(b.moving_count AS TEXT) || ' but ' "
-         "|| CAST(COALESCE(m.n, 0) AS TEXT) || ' of its transfers moving' "
-         "FROM outgoing_transfer_batches b LEFT JOIN (SELECT tenant_id, batch_id, COUNT(*) AS n "
-         "FROM outgoing_transfers WHERE next_step_at_micros IS NOT NULL AND batch_id IS NOT NULL "
-         "GROUP BY tenant_id, batch_id) m ON m.tenant_id = b.tenant_id AND m.batch_id = b.id "
-         "WHERE b.moving_count <> COALESCE(m.n, 0)",
-         "outgoing transfer batch");
   return violations;
 }
 

@@ -153,7 +153,7 @@ std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
   std::optional<std::int64_t> created_position = first_created_position;
   std::int64_t step = 1;
   if (!created_position && events::rows_keep_events(tx)) {
-    // created_position is the rowid on SQLite (migration 24): rows that keep no event take
+    // created_position is the rowid on SQLite: rows that keep no event take
     // negative ones, below every one taken (the rowid's MIN is one B-tree descent).
     created_position = tx.query_one("SELECT MIN(COALESCE((SELECT MIN(created_position) FROM "
                                     "outgoing_transfers), 0), 0) - 1")
@@ -237,7 +237,7 @@ namespace {
 void for_each_by_id(store::Tx& tx, const std::string& tenant_id,
                     const std::vector<std::string>& ids, std::string_view columns, bool lock,
                     const std::function<void(const store::Row&)>& each) {
-  // On SQLite the id alone is unique (migration 25), and its planner, which keeps no statistics
+  // On SQLite the id alone is unique, and its planner, which keeps no statistics
   // here, takes a tenant's equality for about ten rows: against a long list of ids it read the
   // tenant's transfers through their time index instead (the processor's reads four times as
   // costly). There the tenant is compared without an index (`+`, a no-op on the value).

@@ -21,9 +21,9 @@ Transfer from_row(const store::Row& row);
 // Inserts the transfers in few statements. Returns, for each, whether it was inserted: false
 // when the tenant already had its external_id (another unit committed it meanwhile). With
 // `first_created_position` (events::row_positions), the rows keep their
-// outgoing_transfer.created events (migration 23), the i-th at that position + i (a row not
+// outgoing_transfer.created events, the i-th at that position + i (a row not
 // inserted leaves its position unused). Without, on SQLite, they take negative
-// created_positions of their own (the column is the rowid there since migration 24); on
+// created_positions of their own (the column is the rowid there); on
 // PostgreSQL it stays NULL.
 std::vector<bool> insert(store::Tx& tx, const std::string& tenant_id,
                          const std::vector<const Transfer*>& transfers,
