@@ -61,6 +61,10 @@ inline constexpr int k_busy_timeout_ms = 5'000;
 // the same network answers in milliseconds; a primary cut off from its standby would wait
 // forever. The wait is then cancelled and the write answered 503 with Retry-After.
 inline constexpr int k_pg_commit_ack_wait_ms = 1'000;
+// After such a commit, for this long, each write first checks (one query on its connection) that
+// the standbys are connected, and is refused at once (503) when they are not: only the first
+// write after the loss waits out k_pg_commit_ack_wait_ms.
+inline constexpr int k_pg_standbys_suspect_ms = 5'000;
 // Retry-After on every 503: a failover takes seconds, a full write queue less.
 inline constexpr int k_unavailable_retry_after_seconds = 1;
 inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file

@@ -982,7 +982,8 @@ class StandbysGone {
 
 // A primary whose synchronous standby is gone: it is not ready, and a write is answered
 // unavailable after the bounded wait instead of waiting for ever; its transaction stands on the
-// server alone, as PostgreSQL keeps a commit whose wait was cancelled.
+// server alone, as PostgreSQL keeps a commit whose wait was cancelled. The writes after it are
+// refused at once until the standby is back.
 TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWritesFast) {
   if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
   TempStore temp(store::Engine::postgres);
@@ -1011,6 +1012,18 @@ TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWr
       std::chrono::steady_clock::now() - started);
   EXPECT_GE(waited.count(), limits::k_pg_commit_ack_wait_ms);
   EXPECT_LT(waited.count(), limits::k_pg_commit_ack_wait_ms + 2'000);
+  // The next write asks first, and is refused at once: nothing written, nothing waited out.
+  const auto next_started = std::chrono::steady_clock::now();
+  try {
+    static_cast<void>(write("refused"));
+    ADD_FAILURE() << "a write went ahead without its standby";
+  } catch (const store::StoreError& error) {
+    EXPECT_TRUE(error.unavailable()) << error.what();
+  }
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - next_started)
+                .count(),
+            limits::k_pg_commit_ack_wait_ms / 2);
 
   gone.put_back();
   EXPECT_TRUE(temp.store->ready());
@@ -1018,5 +1031,6 @@ TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWr
   auto kept = temp.store->read<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
     return tx.query_one("SELECT COUNT(*) FROM commit_probe")->integer(0);
   });
-  EXPECT_EQ(kept.value(), 2) << "the cancelled wait left its commit on the server";
+  EXPECT_EQ(kept.value(), 2) << "the cancelled wait left its commit on the server; the refused "
+                                "write none";
 }

@@ -51,6 +51,10 @@ class PgError : public StoreError {
   std::string state_;
 };
 
+// Not PostgreSQL's: a commit the synchronous standbys did not acknowledge in time, or a write
+// refused because they are not connected (503, retryable by the client).
+constexpr const char* k_standbys_missing_state = "TS001";
+
 // COPY's data goes to libpq in pieces of this size.
 constexpr std::size_t k_copy_chunk_bytes = 256 * 1024;
 
@@ -425,7 +429,7 @@ class Connection {
       throw PgError("the synchronous standbys did not acknowledge the commit within " +
                         std::to_string(limits::k_pg_commit_ack_wait_ms) +
                         " ms: it stands on this server alone",
-                    "57014", true);
+                    k_standbys_missing_state, true);
     }
   }
 
@@ -476,17 +480,7 @@ class PostgresStore final : public Store {
   bool ready() override {
     try {
       bool ready = false;
-      with_connection([&](Connection& connection) {
-        PgTx tx(connection);
-        // sync_state is shown to superusers and members of pg_read_all_stats (pg_monitor):
-        // docs/operations.md says to grant it to Tesoro's role when standbys are synchronous.
-        auto row = tx.query_one(
-            "SELECT CASE WHEN pg_is_in_recovery() THEN 1 ELSE 0 END, "
-            "current_setting('synchronous_standby_names'), "
-            "(SELECT COUNT(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum'))");
-        ready = row && row->integer(0) == 0 &&
-                row->integer(2) >= synchronous_standbys_required(row->text(1));
-      });
+      with_connection([&](Connection& connection) { ready = synchronous_primary(connection); });
       return ready;
     } catch (const StoreError&) {
       return false;
@@ -521,6 +515,14 @@ class PostgresStore final : public Store {
     for (int attempt = 1;; ++attempt) {
       try {
         with_connection([&](Connection& connection) {
+          // Soon after a commit the standbys did not acknowledge, a write first asks whether
+          // they are back: a primary cut off from them refuses at once rather than make every
+          // write wait out the bounded commit (and leave one more commit on it alone).
+          if (std::chrono::steady_clock::now() < standbys_suspect_until_.load() &&
+              !synchronous_primary(connection)) {
+            throw PgError("the synchronous standbys are not connected", k_standbys_missing_state,
+                          true);
+          }
           connection.begin("BEGIN");
           PgTx tx(connection);
           bool keep = fn(tx);
@@ -529,6 +531,11 @@ class PostgresStore final : public Store {
         });
         return;
       } catch (const PgError& failure) {
+        if (failure.state() == k_standbys_missing_state) {
+          standbys_suspect_until_ =
+              std::chrono::steady_clock::now() +
+              std::chrono::milliseconds(limits::k_pg_standbys_suspect_ms);
+        }
         if (!is_retryable_state(failure.state()) || attempt >= k_retries_max) throw;
         metrics::count_store_retry();
         log::write(log::Level::info, "store.retry",
@@ -539,6 +546,22 @@ class PostgresStore final : public Store {
   }
 
  private:
+  // Whether a write on this connection would commit durably: the server is a primary (not in
+  // recovery) whose synchronous standbys, when synchronous_standby_names names any, are
+  // connected in the number it asks for.
+  static bool synchronous_primary(Connection& connection) {
+    PgTx tx(connection);
+    // sync_state is shown to superusers and members of pg_read_all_stats (pg_monitor):
+    // docs/operations.md says to grant it to Tesoro's role when standbys are synchronous.
+    auto row = tx.query_one(
+        "SELECT CASE WHEN pg_is_in_recovery() THEN 1 ELSE 0 END, "
+        "current_setting('synchronous_standby_names'), "
+        "(SELECT COUNT(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum'))",
+        {});
+    return row && row->integer(0) == 0 &&
+           row->integer(2) >= synchronous_standbys_required(row->text(1));
+  }
+
   template <class F>
   void with_connection(F&& body) {
     auto connection = acquire();
@@ -596,6 +619,8 @@ class PostgresStore final : public Store {
   std::vector<std::unique_ptr<Connection>> idle_;
   int opened_ = 0;
   std::atomic<bool> stopped_{false};
+  // Until when writes check the standbys first (after one they did not acknowledge).
+  std::atomic<std::chrono::steady_clock::time_point> standbys_suspect_until_{};
 };
 
 }  // namespace
