@@ -999,30 +999,27 @@ TEST(PostgresReadiness, APrimaryWithoutItsSynchronousStandbyIsNotReadyAndFailsWr
   }));
   EXPECT_TRUE(temp.store->ready());
 
+  // A write that must be refused as unavailable; returns how long it took, in milliseconds.
+  auto refused_after_ms = [&](const std::string& id, const char* failure) {
+    const auto started = std::chrono::steady_clock::now();
+    try {
+      static_cast<void>(write(id));
+      ADD_FAILURE() << failure;
+    } catch (const store::StoreError& error) {
+      EXPECT_TRUE(error.unavailable()) << error.what();
+    }
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now() - started)
+        .count();
+  };
+
   StandbysGone gone;
   EXPECT_FALSE(temp.store->ready());
-  const auto started = std::chrono::steady_clock::now();
-  try {
-    static_cast<void>(write("unacknowledged"));
-    ADD_FAILURE() << "the commit was answered without its standby";
-  } catch (const store::StoreError& error) {
-    EXPECT_TRUE(error.unavailable()) << error.what();
-  }
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - started);
-  EXPECT_GE(waited.count(), limits::k_pg_commit_ack_wait_ms);
-  EXPECT_LT(waited.count(), limits::k_pg_commit_ack_wait_ms + 2'000);
+  const auto waited = refused_after_ms("unacknowledged", "the commit was answered without its standby");
+  EXPECT_GE(waited, limits::k_pg_commit_ack_wait_ms);
+  EXPECT_LT(waited, limits::k_pg_commit_ack_wait_ms + 2'000);
   // The next write asks first, and is refused at once: nothing written, nothing waited out.
-  const auto next_started = std::chrono::steady_clock::now();
-  try {
-    static_cast<void>(write("refused"));
-    ADD_FAILURE() << "a write went ahead without its standby";
-  } catch (const store::StoreError& error) {
-    EXPECT_TRUE(error.unavailable()) << error.what();
-  }
-  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::steady_clock::now() - next_started)
-                .count(),
+  EXPECT_LT(refused_after_ms("refused", "a write went ahead without its standby"),
             limits::k_pg_commit_ack_wait_ms / 2);
 
   gone.put_back();

@@ -1,12 +1,12 @@
 #pragma once
 // Versioned schema migrations, one file per area (foundation, account holders, jobs, ledger,
 // events, cards, collections, transfers, webhooks, console); migrations() merges them in
-// version order. A statement runs on both engines unless it
-// says otherwise: where the dialects differ it carries a PostgreSQL text of its own, and an empty
-// text means "nothing to run on that engine" (SQLite rebuilds a table where PostgreSQL alters a
-// column). Every table carries tenant_id, and every primary key and unique constraint of tenant
-// data includes it (ready for distribution by tenant); the credential lookup tables (looked up
-// by secret hash) and the network key directory (looked up by key) are global by nature.
+// version order. A statement runs on both engines unless it says otherwise: where the dialects
+// differ it carries a PostgreSQL text of its own, and an empty text means "nothing to run on
+// that engine" (SQLite rebuilds a table where PostgreSQL alters a column). Every table carries
+// tenant_id, and every primary key and unique constraint of tenant data includes it (ready for
+// distribution by tenant); the credential lookup tables (looked up by secret hash) and the
+// network key directory (looked up by key) are global by nature.
 #include <functional>
 #include <string>
 #include <vector>

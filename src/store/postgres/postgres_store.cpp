@@ -394,8 +394,8 @@ class Connection {
   // k_pg_commit_ack_wait_ms (cut off from them, or about to be demoted) has the wait cancelled:
   // the transaction then stands on this server alone (PostgreSQL cannot take a commit back), and
   // the unit fails as unavailable (503 with Retry-After), which a retry with the same
-  // idempotency key resolves: the record is there if this server keeps the commit, and absent,
-  // so the write is made again, on a new primary that never had it.
+  // idempotency key resolves: it is replayed only once the standbys hold the record
+  // (idempotency::find_for_replay), and made again on a new primary that never had it.
   void commit() {
     if (std::exchange(pending_begin_, nullptr)) return;  // no statement ran: nothing to commit
     settle();
