@@ -73,6 +73,12 @@ http::Response Context::read_single(
 }
 
 http::Response Context::write(const std::function<Result<http::Response>(store::Tx&)>& fn) {
+  if (!idempotency) {
+    // Nothing to keep when the effect fails: its error rolls the whole unit back, with no
+    // savepoint around it (on PostgreSQL, two round trips fewer for every write).
+    auto outcome = services.store.write<http::Response>(fn);
+    return outcome.ok() ? std::move(outcome).value() : error(outcome.error());
+  }
   std::optional<http::Response> response;
   bool lost_race = false;
   const time::Micros now = services.clock.now();

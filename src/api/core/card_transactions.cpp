@@ -144,8 +144,8 @@ using DecidedUnit = std::function<Result<http::Response>(
 
 // Puts the question to the tenant's endpoint and answers later (http::Later): no transaction is
 // open and no thread waits while it decides. The answer (or the timeout) is recorded on a
-// worker, in one write unit with the request's line in the delivery log, which stays even when
-// the step then fails (an increment the endpoint declined).
+// worker, in one write unit with the request's line in the delivery log; when the step then
+// fails (an increment the endpoint declined), the line is written by a unit of its own.
 // `unit` runs later: it must own what it uses (capture by value).
 http::Response answer_after_decision(Context& context, Asking asking, const DecidedUnit& unit) {
   const webhooks::Pinned pinned = webhooks::pin_destination(
@@ -165,15 +165,27 @@ http::Response answer_after_decision(Context& context, Asking asking, const Deci
       later->resume([detached, sent, endpoint, transaction_id, unit, answer = std::move(answer)] {
         Context& context = detached->context;
         const cards::TenantDecision decision = cards::decisions::decide(answer, *endpoint);
-        return context.write([&](store::Tx& tx) -> Result<http::Response> {
+        bool recorded = false;
+        http::Response response = context.write([&](store::Tx& tx) -> Result<http::Response> {
+          recorded = false;  // the unit may run again (a PostgreSQL retry)
+          auto made = unit(tx, context, &decision, *transaction_id, nullptr);
+          if (!made) return made;  // undone whole; the line is recorded on its own below
           cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
                                    context.now());
-          auto made = tx.nested<http::Response>([&](store::Tx& inner) {
-            return unit(inner, context, &decision, *transaction_id, nullptr);
-          });
-          if (!made) return context.error(made.error());
+          recorded = true;
           return made;
         });
+        // The step failed (an increment the endpoint declined) or was not written: the request
+        // still has its line, in a unit of its own. No savepoint around the step: a decision
+        // that writes pays no round trips for the rare one that fails.
+        if (!recorded) {
+          static_cast<void>(context.services.store.write<Unit>([&](store::Tx& tx) -> Status {
+            cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
+                                     context.now());
+            return ok_status();
+          }));
+        }
+        return response;
       });
     };
     if (refused) return conclude(cards::decisions::refused_answer(*refused));

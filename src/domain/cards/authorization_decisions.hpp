@@ -12,7 +12,8 @@
 //    flight), limited to the endpoint's authorization_timeout_ms; a late answer is dropped.
 // 3. In one write unit, on a worker: Tesoro's checks again (the money may have gone meanwhile),
 //    then the tenant's decision (decide()), the transaction, and the request's line in the
-//    endpoint's delivery log (record()), together.
+//    endpoint's delivery log (record()), together; a step that fails then (an increment the
+//    endpoint declined) is undone whole, and its line written by a unit of its own.
 //
 // The request is never retried or replayed: its log line has no delivery behind it, and its id
 // (adr_) names no event. Answers: 2xx with the JSON object {"approved": true|false} and an
