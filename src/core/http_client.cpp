@@ -3,12 +3,17 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netdb.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <mutex>
+#include <stdexcept>
 
 namespace tesoro::http_client {
 namespace {
@@ -186,9 +191,64 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 
 }  // namespace
 
-Multi::Multi(std::size_t slots) {
+struct Multi::Events {
+  int epoll = -1;
+  int wakeup = -1;  // an eventfd in the epoll set: wakeup() makes it readable
+  std::optional<std::chrono::steady_clock::time_point> deadline;  // curl's timer, when set
+
+  Events() {
+    epoll = epoll_create1(EPOLL_CLOEXEC);
+    wakeup = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (epoll < 0 || wakeup < 0) throw std::runtime_error("http_client: no epoll or eventfd");
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = wakeup;
+    epoll_ctl(epoll, EPOLL_CTL_ADD, wakeup, &event);
+  }
+  ~Events() {
+    close(wakeup);
+    close(epoll);
+  }
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
+
+  // CURLMOPT_SOCKETFUNCTION: watch `socket` for what curl waits on, or stop watching it.
+  static int on_socket(CURL*, curl_socket_t socket, int what, void* self, void*) {
+    const int epoll = static_cast<Events*>(self)->epoll;
+    if (what == CURL_POLL_REMOVE) {
+      epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nullptr);  // already gone when curl closed it
+      return 0;
+    }
+    epoll_event event{};
+    event.events = ((what & CURL_POLL_IN) != 0 ? EPOLLIN : 0u) |
+                   ((what & CURL_POLL_OUT) != 0 ? EPOLLOUT : 0u);
+    event.data.fd = socket;
+    // A socket curl closed left the set by itself: a new one may reuse its number.
+    if (epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) != 0) {
+      epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event);
+    }
+    return 0;
+  }
+  // CURLMOPT_TIMERFUNCTION: when curl wants to be called for its timeouts (-1: never).
+  static int on_timer(CURLM*, long timeout_ms, void* self) {
+    auto& deadline = static_cast<Events*>(self)->deadline;
+    if (timeout_ms < 0) {
+      deadline.reset();
+    } else {
+      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
+};
+
+Multi::Multi(std::size_t slots) : events_(std::make_unique<Events>()) {
   global_init();
-  multi_ = curl_multi_init();
+  auto* multi = curl_multi_init();
+  multi_ = multi;
+  curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &Events::on_socket);
+  curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, events_.get());
+  curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Events::on_timer);
+  curl_multi_setopt(multi, CURLMOPT_TIMERDATA, events_.get());
   for (std::size_t i = 0; i < slots; ++i) slots_.push_back(std::make_unique<Slot>());
 }
 
@@ -197,7 +257,7 @@ Multi::~Multi() {
   for (auto& slot : slots_) {
     if (slot->easy != nullptr) curl_easy_cleanup(slot->easy);
   }
-  curl_multi_cleanup(static_cast<CURLM*>(multi_));
+  curl_multi_cleanup(static_cast<CURLM*>(multi_));  // may still call on_socket: events_ lives on
 }
 
 void Multi::start(std::size_t index, const Request& request) {
@@ -252,8 +312,6 @@ std::vector<std::pair<std::size_t, Response>> Multi::poll(int wait_ms) {
   auto* multi = static_cast<CURLM*>(multi_);
   std::vector<std::pair<std::size_t, Response>> finished;
   auto collect = [&] {
-    int still_running = 0;
-    curl_multi_perform(multi, &still_running);
     int queued = 0;
     while (CURLMsg* message = curl_multi_info_read(multi, &queued)) {
       if (message->msg != CURLMSG_DONE) continue;
@@ -284,10 +342,35 @@ std::vector<std::pair<std::size_t, Response>> Multi::poll(int wait_ms) {
     }
   };
   collect();
-  if (finished.empty() && running_ > 0) {
-    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
-    collect();
+  if (!finished.empty() || running_ == 0) return finished;
+  using Clock = std::chrono::steady_clock;
+  Events& events = *events_;
+  int still_running = 0;
+  int wait = wait_ms;
+  if (events.deadline) {
+    const auto until = std::chrono::ceil<std::chrono::milliseconds>(*events.deadline - Clock::now());
+    wait = static_cast<int>(std::clamp<std::int64_t>(until.count(), 0, wait_ms));
   }
+  std::array<epoll_event, 64> ready{};
+  const int count = epoll_wait(events.epoll, ready.data(), static_cast<int>(ready.size()), wait);
+  for (int i = 0; i < count; ++i) {
+    const int fd = ready[static_cast<std::size_t>(i)].data.fd;
+    const std::uint32_t what = ready[static_cast<std::size_t>(i)].events;
+    if (fd == events.wakeup) {
+      std::uint64_t ignored = 0;
+      static_cast<void>(read(events.wakeup, &ignored, sizeof ignored));
+      continue;
+    }
+    const int flags = ((what & EPOLLIN) != 0 ? CURL_CSELECT_IN : 0) |
+                      ((what & EPOLLOUT) != 0 ? CURL_CSELECT_OUT : 0) |
+                      ((what & (EPOLLERR | EPOLLHUP)) != 0 ? CURL_CSELECT_ERR : 0);
+    curl_multi_socket_action(multi, fd, flags, &still_running);
+  }
+  if (events.deadline && *events.deadline <= Clock::now()) {
+    events.deadline.reset();  // curl sets the next one from this call
+    curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+  }
+  collect();
   return finished;
 }
 
@@ -301,7 +384,10 @@ void Multi::abandon_all() {
   for (auto& slot : slots_) slot->free_lists();
 }
 
-void Multi::wakeup() { curl_multi_wakeup(static_cast<CURLM*>(multi_)); }
+void Multi::wakeup() {
+  const std::uint64_t one = 1;
+  static_cast<void>(write(events_->wakeup, &one, sizeof one));
+}
 
 AsyncClient::AsyncClient(std::size_t slots) : multi_(slots), in_flight_(slots) {
   thread_ = std::thread([this] { run(); });

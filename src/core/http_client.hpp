@@ -63,7 +63,10 @@ struct Response {
 };
 
 // Requests in flight on one thread. Slots are the caller's numbers (0..slots-1): each slot runs
-// one request at a time and keeps its connection for the next one.
+// one request at a time and keeps its connection for the next one. Driven by curl's socket
+// interface on an epoll set: a socket that becomes ready costs the work of that one transfer,
+// not a look at every transfer in flight (with hundreds of requests waiting on a slow endpoint,
+// curl_multi_poll over every socket cost more than the requests themselves).
 class Multi {
  public:
   explicit Multi(std::size_t slots);
@@ -83,9 +86,11 @@ class Multi {
   void wakeup();
 
   struct Slot;  // one easy handle and its request's state (http_client.cpp)
+  struct Events;  // the sockets and timer curl asks to watch (http_client.cpp)
 
  private:
   void* multi_ = nullptr;
+  std::unique_ptr<Events> events_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::size_t running_ = 0;
 };
