@@ -183,8 +183,8 @@ struct RouteSpec {
   // Operations endpoints (health, metrics) are probed by machines and are not rate limited.
   bool rate_limited = true;
   // False for handlers that answer from memory alone (health, metrics): they run on the I/O
-  // thread on every engine (App::runs_inline). A GET handler only ever reads: on SQLite every
-  // GET runs there.
+  // thread on every engine (App::handle_inline). A GET handler only ever reads: on SQLite every
+  // GET runs there when an idle reader can be held for it.
   bool touches_store = true;
   // A request of up to limits::k_batch_items_max items (a batch): handled on threads of its own
   // (App::is_bulk), which on SQLite run behind the store's writer.

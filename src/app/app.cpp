@@ -349,15 +349,27 @@ std::optional<Error> App::authenticate_console(api::Context& context,
   return std::nullopt;
 }
 
-bool App::runs_inline(const http::Request& request) const {
-  if (request.method != "GET" && request.method != "HEAD") return false;
-  if (store_->engine() == store::Engine::sqlite) return true;
+bool App::reads_store(const http::Request& request) const {
   const std::string_view path = request.path();
   // Console pages are served from memory; the console's API reads its session first.
-  if (api::is_console_path(path)) return !api::is_console_api_path(path);
+  if (api::is_console_path(path)) return api::is_console_api_path(path);
   http::RouteMatch match = router_.match(k_get, path);
-  return match.outcome != http::RouteMatch::Outcome::found ||
-         !routes_[match.route_index].touches_store;
+  return match.outcome == http::RouteMatch::Outcome::found &&
+         routes_[match.route_index].touches_store;
+}
+
+bool App::runs_inline(const http::Request& request) const {
+  if (request.method != "GET" && request.method != "HEAD") return false;
+  return store_->engine() == store::Engine::sqlite || !reads_store(request);
+}
+
+std::optional<http::Response> App::handle_inline(http::Request& request) {
+  if (!runs_inline(request)) return std::nullopt;
+  if (!reads_store(request)) return handle(request);
+  // Every reader busy (the workers' and the batches' reads): a worker waits for one instead.
+  store::HeldReader reader(*store_);
+  if (!reader) return std::nullopt;
+  return handle(request);
 }
 
 bool App::is_bulk(const http::Request& request) const {

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <thread>
 
@@ -32,11 +33,15 @@ class App {
   // Never throws: every failure becomes an envelope.
   http::Response handle(http::Request& request);
   http::Response render_transport_error(const Error& error, const http::Request& request);
-  // Whether handle(request) runs on the I/O thread (http::Handlers::runs_inline): requests that
-  // only read memory (health, metrics, no route), and on SQLite every GET and HEAD, whose reads
-  // are WAL snapshots that never wait for the writer. Writes wait for their group commit and
-  // PostgreSQL reads for the network: those go to a worker.
+  // Whether handle(request) may run on the I/O thread: requests that only read memory (health,
+  // metrics, no route), and on SQLite every GET and HEAD, whose reads are WAL snapshots that
+  // never wait for the writer. Writes wait for their group commit and PostgreSQL reads for the
+  // network: those go to a worker.
   bool runs_inline(const http::Request& request) const;
+  // handle(request) on the calling I/O thread (http::Handlers::handle_inline) when it runs
+  // inline and, if it reads the database, an idle reader could be held for it (never waiting
+  // for one); nullopt otherwise: the request goes to a worker.
+  std::optional<http::Response> handle_inline(http::Request& request);
   // Whether the request's route takes a batch of items (api::RouteSpec::bulk:
   // http::Handlers::is_bulk).
   bool is_bulk(const http::Request& request) const;
@@ -52,6 +57,9 @@ class App {
   void listening_on(const std::string& host, unsigned short port);
 
  private:
+  // Whether handling the request reads the database (a route that touches the store, the
+  // console's API); memory-only requests (health, metrics, no route, console pages) do not.
+  bool reads_store(const http::Request& request) const;
   http::Response dispatch(api::Context& context, const api::RouteSpec& route);
   std::optional<Error> authenticate(api::Context& context, const api::RouteSpec& route);
   // Requests under /console/api: the session's cookie, the Origin and, on state changes, the

@@ -442,7 +442,7 @@ int command_serve(const Config& config) {
   }
   http::Handlers handlers;
   handlers.handle = [&app](http::Request& request) { return app.handle(request); };
-  handlers.runs_inline = [&app](const http::Request& request) { return app.runs_inline(request); };
+  handlers.handle_inline = [&app](http::Request& request) { return app.handle_inline(request); };
   handlers.render_error = [&app](const Error& error, const http::Request& request) {
     return app.render_transport_error(error, request);
   };

@@ -162,8 +162,10 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = request_keep_alive_;
     server_.in_flight.fetch_add(1);
     metrics::add_in_flight(1);
-    if (server_.handlers.runs_inline && server_.handlers.runs_inline(request)) {
-      return answer(server_.handlers.handle(request), true);
+    if (server_.handlers.handle_inline) {
+      if (auto answered = server_.handlers.handle_inline(request)) {
+        return answer(std::move(*answered), true);
+      }
     }
     const bool bulk = server_.bulk_workers && server_.handlers.is_bulk &&
                       server_.handlers.is_bulk(request);

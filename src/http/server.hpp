@@ -3,6 +3,7 @@
 // sockets, limits, timeouts and keep-alive, and hands complete requests to a worker pool.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -22,10 +23,10 @@ struct ServerOptions {
 struct Handlers {
   // Runs on a worker thread; may block on the database. Must not throw.
   std::function<Response(Request&)> handle;
-  // Whether handle() of this request never waits long (no commit to wait for, no lock, no
-  // network): such requests run on the I/O thread that read them, without the two thread hops
-  // to a worker and back. Empty: every request goes to a worker.
-  std::function<bool(const Request&)> runs_inline;
+  // Handles the request on the I/O thread that read it, when its handling never waits (no
+  // commit to wait for, no lock, no network, no reader to wait for), without the two thread hops
+  // to a worker and back; nullopt: it goes to a worker. Empty: every request goes to a worker.
+  std::function<std::optional<Response>(Request&)> handle_inline;
   // Renders an error found before a request could be handed over (too large, malformed).
   std::function<Response(const Error&, const Request&)> render_error;
   // Called once the listener is bound, with the actual port.

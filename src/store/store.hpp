@@ -17,6 +17,8 @@
 // - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits.
 // - A failure of the storage itself throws StoreError (caught once at the request boundary).
 // - Both calls block the calling thread; call them from worker threads, never from I/O threads.
+//   The one exception: an I/O thread that holds a reader (HeldReader, which never waits: it takes
+//   an idle reader or none) may read through it; SQLite's snapshot reads then wait for nothing.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -185,6 +187,13 @@ class Store {
     return std::move(*result);
   }
 
+  // Takes an idle reader for the calling thread's reads until release_held_reader(), without
+  // waiting: false, holding nothing, when none is idle now (the caller hands its work to a
+  // thread that may wait). Engines whose reads are network round trips hold none (false): their
+  // reads never run on an I/O thread. Use it through HeldReader.
+  virtual bool hold_reader() { return false; }
+  virtual void release_held_reader() {}
+
   // Who hears tx.notify(topic) after commit. Set once, before the first write.
   void set_listener(std::function<void(const std::string& topic)> listener) {
     listener_ = std::move(listener);
@@ -230,6 +239,22 @@ Result<T> Tx::nested(F&& fn) {
   exec("RELEASE SAVEPOINT nested_unit");
   return std::move(*result);
 }
+
+// A reader held by the calling thread for its scope (Store::hold_reader); test it before use.
+class HeldReader {
+ public:
+  explicit HeldReader(Store& store) : store_(store), held_(store.hold_reader()) {}
+  ~HeldReader() {
+    if (held_) store_.release_held_reader();
+  }
+  HeldReader(const HeldReader&) = delete;
+  HeldReader& operator=(const HeldReader&) = delete;
+  explicit operator bool() const { return held_; }
+
+ private:
+  Store& store_;
+  bool held_;
+};
 
 struct Options {
   std::string data_dir;      // SQLite: the folder holding tesoro.db

@@ -1,8 +1,15 @@
-// Which requests the app runs on the I/O thread (App::runs_inline): only those that never wait
-// long. A write or a PostgreSQL read on an I/O thread would stall every connection it serves.
+// Which requests the app runs on the I/O thread (App::runs_inline, App::handle_inline): only
+// those that never wait long. A write or a PostgreSQL read on an I/O thread would stall every
+// connection it serves, and so would a SQLite read waiting for a reader of the pool.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <latch>
+#include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "app/app.hpp"
 #include "test_stores.hpp"
@@ -56,3 +63,90 @@ TEST_P(InlineRequests, OnlyRequestsThatNeverWaitRunOnTheIoThread) {
 }
 
 TESORO_ON_BOTH_ENGINES(InlineRequests);
+
+namespace {
+
+// A request as the I/O thread hands it over.
+http::Request get(const std::string& target) {
+  http::Request request;
+  request.method = "GET";
+  request.target = target;
+  return request;
+}
+
+}  // namespace
+
+// store/store.hpp's contract: an I/O thread never waits for a reader. With every reader of the
+// pool taken, a read goes to a worker (handle_inline answers nothing, at once) instead of
+// waiting on the I/O thread; requests that read no database are still answered there.
+TEST(InlineRequestsOnSqlite, AReadWithEveryReaderTakenIsHandedToAWorker) {
+  test_stores::TempStore temp(store::Engine::sqlite);
+  temp.store.reset();
+  store::Options options = temp.options;
+  options.read_connections = 2;
+  std::unique_ptr<store::Store> opened = store::open(options);
+  store::Store& store = *opened;
+  app::Config config;
+  config.data_dir = temp.dir;
+  app::App app(config, std::move(opened), crypto::Sealer(std::string(32, 'k')));
+
+  std::latch taken(2);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::vector<std::thread> readers;
+  for (int i = 0; i < 2; ++i) {
+    readers.emplace_back([&] {
+      static_cast<void>(store.read<int>([&](store::Tx& tx) -> Result<int> {
+        static_cast<void>(tx.query_one("SELECT 1"));
+        taken.count_down();
+        released.wait();
+        return 0;
+      }));
+    });
+  }
+  taken.wait();
+  // Run where a blocked call cannot hang the suite: a wait of seconds means it waited.
+  auto inline_answer = [&app](const std::string& target) {
+    auto answered = std::async(std::launch::async, [&app, target] {
+      http::Request request = get(target);
+      return app.handle_inline(request);
+    });
+    return answered;
+  };
+  auto readyz = inline_answer("/readyz");
+  const bool returned = readyz.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  EXPECT_TRUE(returned) << "the I/O thread waited for a reader";
+  auto health = inline_answer("/healthz");
+  const bool health_returned =
+      health.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  release.set_value();
+  for (std::thread& reader : readers) reader.join();
+  if (returned) {
+    EXPECT_FALSE(readyz.get().has_value()) << "a read ran without a reader";
+  }
+  ASSERT_TRUE(health_returned);
+  std::optional<http::Response> healthy = health.get();
+  ASSERT_TRUE(healthy.has_value());
+  EXPECT_EQ(healthy->status, 200);
+
+  // Readers idle again: the read runs on the calling thread, through the reader it holds.
+  http::Request again = get("/readyz");
+  std::optional<http::Response> ready = app.handle_inline(again);
+  ASSERT_TRUE(ready.has_value());
+  EXPECT_EQ(ready->status, 200);
+}
+
+// A held reader serves the holding thread's reads; one per thread; given back on release.
+TEST(InlineRequestsOnSqlite, AHeldReaderServesTheThreadsReads) {
+  test_stores::TempStore temp(store::Engine::sqlite);
+  EXPECT_FALSE(store::HeldReader(*temp.store)) << "no reader idle before the first read";
+  EXPECT_EQ(test_stores::read_integer(*temp.store, "SELECT 7"), 7);  // opens one, then idle
+  {
+    store::HeldReader held(*temp.store);
+    ASSERT_TRUE(held);
+    EXPECT_FALSE(store::HeldReader(*temp.store)) << "a second reader held by one thread";
+    EXPECT_EQ(test_stores::read_integer(*temp.store, "SELECT 8"), 8);
+  }
+  store::HeldReader again(*temp.store);
+  EXPECT_TRUE(again) << "the reader went back to the pool";
+}

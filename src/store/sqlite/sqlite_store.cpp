@@ -215,6 +215,16 @@ struct WriteUnit {
   std::promise<void> done;
 };
 
+class SqliteStore;
+
+// The reader a thread holds (Store::hold_reader): of one store at a time.
+struct HeldConnection {
+  const SqliteStore* store = nullptr;
+  std::unique_ptr<Connection> connection;
+  bool in_use = false;  // a read through it is under way (a read within a read takes another)
+};
+thread_local HeldConnection held_;
+
 class SqliteStore final : public Store {
  public:
   explicit SqliteStore(const Options& options)
@@ -313,10 +323,45 @@ class SqliteStore final : public Store {
     done.get();  // rethrows the unit's exception, or the commit's
   }
 
+ public:
+  bool hold_reader() override {
+    if (held_.connection) return false;  // one held reader per thread
+    std::unique_ptr<Connection> connection;
+    {
+      std::lock_guard lock(readers_mutex_);
+      // Only an idle one: opening a connection reads the database file.
+      if (readers_.empty()) return false;
+      connection = std::move(readers_.back());
+      readers_.pop_back();
+    }
+    held_.store = this;
+    held_.connection = std::move(connection);
+    held_.in_use = false;
+    return true;
+  }
+
+  void release_held_reader() override {
+    if (held_.store != this || !held_.connection) return;
+    release_reader(std::move(held_.connection));
+    held_.store = nullptr;
+  }
+
  private:
-  // Lends a reader connection to body and takes it back, however body leaves.
+  // Lends a reader connection to body and takes it back, however body leaves: the one the
+  // calling thread holds (hold_reader) when it has one not in use, else one from the pool.
   template <class F>
   void with_reader(F&& body) {
+    if (held_.store == this && held_.connection && !held_.in_use) {
+      held_.in_use = true;
+      try {
+        body(*held_.connection);
+      } catch (...) {
+        held_.in_use = false;
+        throw;
+      }
+      held_.in_use = false;
+      return;
+    }
     std::unique_ptr<Connection> connection = acquire_reader();
     try {
       body(*connection);
