@@ -30,20 +30,6 @@ int luhn_sum(std::string_view digits, bool double_rightmost) {
   return sum;
 }
 
-// `count` uniform decimal digits. A byte is kept only below 250 (25 full runs of 0-9), so
-// `byte % 10` favours no digit; the few bytes above are drawn again.
-std::string random_digits(std::size_t count) {
-  std::string out;
-  out.reserve(count);
-  while (out.size() < count) {
-    for (char c : crypto::random_bytes(count)) {
-      auto byte = static_cast<unsigned char>(c);
-      if (byte >= 250 || out.size() == count) continue;
-      out += static_cast<char>('0' + byte % 10);
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -58,7 +44,7 @@ char luhn_check_digit(std::string_view payload) {
 
 std::string generate_card_number() {
   std::string number(k_sandbox_iin);
-  number += random_digits(k_length - k_sandbox_iin.size() - 1);
+  number += crypto::random_string("0123456789", k_length - k_sandbox_iin.size() - 1);
   number += luhn_check_digit(number);
   return number;
 }

@@ -181,6 +181,28 @@ std::string random_bytes(std::size_t count) {
   return raw;
 }
 
+void append_uniform(std::string& out, std::string_view bytes, std::string_view alphabet,
+                    std::size_t count) {
+  const std::size_t size = alphabet.size();
+  const std::size_t kept_below = 256 - 256 % size;
+  for (char c : bytes) {
+    if (out.size() >= count) return;
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < kept_below) out += alphabet[byte % size];
+  }
+}
+
+std::string random_string(std::string_view alphabet, std::size_t count) {
+  if (alphabet.size() < 2 || alphabet.size() > 256) {
+    throw std::invalid_argument("random_string: an alphabet of 2 to 256 characters");
+  }
+  std::string out;
+  out.reserve(count);
+  // Enough bytes for every character in most draws; the few dropped are drawn again.
+  while (out.size() < count) append_uniform(out, random_bytes(count - out.size() + 8), alphabet, count);
+  return out;
+}
+
 namespace {
 
 // Bumped in a forked child: every pool made before the fork is then stale.

@@ -23,6 +23,14 @@ std::string random_bytes(std::size_t count);
 // are public once made (ids), not for secrets, which take random_bytes and never sit in a pool.
 // A forked child discards the pool it inherited (it would repeat the parent's next values).
 void pooled_random_bytes(unsigned char* out, std::size_t count);
+// `count` characters of `alphabet` (2 to 256 of them), each uniform, from the cryptographic
+// random source: a card number's digits, an account number, a generated key.
+std::string random_string(std::string_view alphabet, std::size_t count);
+// random_string's sampling, on given bytes: appends to `out`, until it has `count` characters, a
+// character of `alphabet` for each byte below the largest multiple of the alphabet's size that
+// fits in 256 (so that `byte % size` favours no character); the bytes above are dropped.
+void append_uniform(std::string& out, std::string_view bytes, std::string_view alphabet,
+                    std::size_t count);
 // `bytes` random bytes, base64url without padding.
 std::string random_token(std::size_t bytes);
 // Whether `text` has the shape random_token(bytes) gives: what cannot be one of our secrets is

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <ctime>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -406,4 +408,38 @@ TEST(MoneyDisplay, AmountExceedsMaxLimitNamesTheAmountAndTheMaximum) {
   EXPECT_EQ(error.errors[0].path, "transfers.0.amount.amount");
   EXPECT_EQ(error.errors[0].message,
             "the amount COP 12,000,000.00 exceeds the maximum of COP 11,552,000.00 per transfer");
+}
+
+// One sampler for every random string of an alphabet (card numbers, account numbers, keys):
+// the bytes at or above the largest multiple of the alphabet's size are dropped, never folded
+// onto the first characters.
+TEST(Crypto, AppendUniformDropsTheBytesThatWouldFavourTheFirstCharacters) {
+  std::string out;
+  // Ten digits: 250 = 25 runs of 0-9; 250..255 dropped.
+  crypto::append_uniform(out, std::string("\xFA\xFF\x03\x0D\xF9", 5), "0123456789", 3);
+  EXPECT_EQ(out, "339");
+  // 36 characters: 252 = 7 runs; 252 dropped, 251 kept (251 % 36 = 35: the last character).
+  std::string key;
+  crypto::append_uniform(key, std::string("\xFC\xFB\x00", 3), "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 5);
+  EXPECT_EQ(key, "9A");
+  // It stops at `count`, whatever bytes are left.
+  std::string two;
+  crypto::append_uniform(two, std::string("\x01\x02\x03\x04", 4), "ab", 2);
+  EXPECT_EQ(two, "ba");
+}
+
+TEST(Crypto, RandomStringIsItsLengthOfItsAlphabetAndTakesEveryCharacter) {
+  std::set<char> seen;
+  for (int i = 0; i < 200; ++i) {
+    const std::string digits = crypto::random_string("0123456789", 10);
+    ASSERT_EQ(digits.size(), 10u);
+    for (char c : digits) {
+      ASSERT_TRUE(c >= '0' && c <= '9') << digits;
+      seen.insert(c);
+    }
+  }
+  EXPECT_EQ(seen.size(), 10u);  // 2,000 draws: a missing digit has odds of about 10 * 0.9^2000
+  EXPECT_NE(crypto::random_string("0123456789", 10), crypto::random_string("0123456789", 10));
+  EXPECT_THROW(crypto::random_string("a", 4), std::invalid_argument);
+  EXPECT_EQ(crypto::random_string("ab", 0), "");
 }

@@ -227,18 +227,10 @@ Status check_limits(const Limits& l, const GivenLimits& given, const std::string
   return ok_status();
 }
 
-// A new alphanumeric key: '@' and k_generated_key_chars of [A-Z0-9] from the cryptographic
-// random source (a byte is used only below 252, a multiple of 36, so `% 36` has no bias).
+// A new alphanumeric key: '@' and k_generated_key_chars of [A-Z0-9], each uniform, from the
+// cryptographic random source.
 std::string generated_key_value() {
-  static constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  std::string value = "@";
-  while (value.size() < 1 + k_generated_key_chars) {
-    for (unsigned char byte : crypto::random_bytes(16)) {
-      if (byte >= 252 || value.size() == 1 + k_generated_key_chars) continue;
-      value += k_alphabet[byte % 36];
-    }
-  }
-  return value;
+  return "@" + crypto::random_string("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", k_generated_key_chars);
 }
 
 bool insert_key(store::Tx& tx, const std::string& tenant_id, const std::string& owner_id,

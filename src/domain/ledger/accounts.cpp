@@ -29,16 +29,8 @@ const char* surface_name(Surface surface) {
   return "core";
 }
 
-// Ten digits, each uniform: bytes of 250 and above are dropped so that `% 10` has no bias.
-std::string random_number() {
-  std::string digits;
-  while (digits.size() < 10) {
-    for (unsigned char byte : crypto::random_bytes(16)) {
-      if (byte < 250 && digits.size() < 10) digits += static_cast<char>('0' + byte % 10);
-    }
-  }
-  return digits;
-}
+// Ten digits, each uniform.
+std::string random_number() { return crypto::random_string("0123456789", 10); }
 
 std::string encode_beneficiary(const Beneficiary& b) {
   return json::serialize(json::object{{"document_number", b.document_number},
