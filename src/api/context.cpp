@@ -73,34 +73,57 @@ http::Response Context::read_single(
 }
 
 http::Response Context::write(const std::function<Result<http::Response>(store::Tx&)>& fn) {
+  // No savepoint around the effect (on PostgreSQL two round trips each): when it fails, its
+  // error rolls the whole unit back, and the error, when a key asks for it to be kept, is
+  // recorded by a unit of its own; nothing of the effect is left to record it with.
   if (!idempotency) {
-    // Nothing to keep when the effect fails: its error rolls the whole unit back, with no
-    // savepoint around it (on PostgreSQL, two round trips fewer for every write).
     auto outcome = services.store.write<http::Response>(fn);
     return outcome.ok() ? std::move(outcome).value() : error(outcome.error());
   }
   std::optional<http::Response> response;
+  std::string first_code;
+  bool effect_failed = false;
   bool lost_race = false;
   const time::Micros now = services.clock.now();
+  // Records the response with the key (when it is one to keep); false when another node
+  // committed this key first.
+  auto record = [&](store::Tx& tx) {
+    if (!idempotency::is_storable(response->status, first_code)) return true;
+    idempotency::StoredResponse stored{response->status, response->content_type, response->body};
+    if (response_has_secret) {
+      stored.content_type = std::string(k_sealed_marker) + stored.content_type;
+      stored.body = services.secrets.seal(stored.body, idempotency_aad(tenant_id()));
+    }
+    return idempotency::record(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
+                               stored, now);
+  };
+  // A unit may run again (a PostgreSQL retry): each run starts from nothing.
   static_cast<void>(services.store.write<Unit>([&](store::Tx& tx) -> Status {
-    auto outcome = tx.nested<http::Response>(fn);  // a business error undoes only the effect
-    std::string first_code = outcome.ok() ? std::string() : outcome.error().first_code();
-    response = outcome.ok() ? std::move(outcome).value() : error(outcome.error());
-    if (idempotency && idempotency::is_storable(response->status, first_code)) {
-      idempotency::StoredResponse stored{response->status, response->content_type,
-                                         response->body};
-      if (response_has_secret) {
-        stored.content_type = std::string(k_sealed_marker) + stored.content_type;
-        stored.body = services.secrets.seal(stored.body, idempotency_aad(tenant_id()));
-      }
-      if (!idempotency::record(tx, tenant_id(), idempotency->key, idempotency->fingerprint,
-                               stored, now)) {
-        lost_race = true;  // another node committed this key first: undo ours, answer theirs
-        return errors::idempotency_key_in_use();
-      }
+    effect_failed = false;
+    lost_race = false;
+    auto outcome = fn(tx);
+    if (!outcome) {
+      effect_failed = true;
+      first_code = outcome.error().first_code();
+      response = error(outcome.error());
+      return outcome.error();  // rolls the effect back
+    }
+    first_code.clear();
+    response = std::move(outcome).value();
+    if (!record(tx)) {
+      lost_race = true;  // another node committed this key first: undo ours, answer theirs
+      return errors::idempotency_key_in_use();
     }
     return ok_status();
   }));
+  if (effect_failed) {
+    static_cast<void>(services.store.write<Unit>([&](store::Tx& tx) -> Status {
+      lost_race = false;
+      if (record(tx)) return ok_status();
+      lost_race = true;
+      return errors::idempotency_key_in_use();
+    }));
+  }
   if (!lost_race) return std::move(*response);
   // A unit that waits for the standbys: the other request's commit may not be on them yet.
   auto found = services.store.write<std::optional<idempotency::Found>>(
