@@ -49,19 +49,6 @@ std::string run_capture(const std::string& command_line, int* exit_code) {
 
 namespace {
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
   return size * count;
@@ -309,8 +296,8 @@ std::string Server::command(const std::vector<std::string>& args, int* exit_code
 }
 
 void Server::start() {
-  port_ = free_port();
-  pid_ = spawn(port_);
+  port_ = 0;
+  pid_ = spawn(&port_);
 }
 
 void Server::restart_with(ServerOptions options) {
@@ -320,14 +307,35 @@ void Server::restart_with(ServerOptions options) {
 }
 
 int Server::start_extra_node() {
-  int port = free_port();
-  extra_pids_.push_back(spawn(port));
+  int port = 0;
+  extra_pids_.push_back(spawn(&port));
   return port;
 }
 
-int Server::spawn(int port) {
-  std::vector<std::string> args = {tesoro_bin(), "serve", "--listen",
-                                   "127.0.0.1:" + std::to_string(port), "--log-level", "info"};
+namespace {
+
+// The port of the first "server.listening" line of the log at `path` after `offset`; 0 while
+// there is none.
+int listening_port(const std::string& path, std::streamoff offset) {
+  std::ifstream file(path);
+  file.seekg(offset);
+  static constexpr std::string_view k_address = "\"address\":\"http://127.0.0.1:";
+  for (std::string line; std::getline(file, line);) {
+    if (line.find("\"event\":\"server.listening\"") == std::string::npos) continue;
+    const std::size_t at = line.find(k_address);
+    if (at == std::string::npos) continue;
+    return std::atoi(line.c_str() + at + k_address.size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int Server::spawn(int* port) {
+  // Port 0: the server binds a port of the kernel's choosing and logs it, so no other process
+  // (another suite running beside this one) can take it between a choice and the bind.
+  std::vector<std::string> args = {tesoro_bin(), "serve", "--listen", "127.0.0.1:0",
+                                   "--log-level", "info"};
   const bool workers_given = std::find(options_.extra_args.begin(), options_.extra_args.end(),
                                        "--workers") != options_.extra_args.end();
   if (!workers_given && !options_.engine_default_workers) {
@@ -341,6 +349,9 @@ int Server::spawn(int port) {
   }
   for (const std::string& arg : options_.extra_args) args.push_back(arg);
   std::string log_path = data_dir_ + "/server.log";
+  std::error_code no_log_yet;
+  const auto log_offset =
+      static_cast<std::streamoff>(std::filesystem::file_size(log_path, no_log_yet));
   // Everything execve needs is built before fork: the child only opens, dups and execs.
   std::vector<std::string> environment = environment_with(options_.environment);
   std::vector<char*> envp;
@@ -359,8 +370,8 @@ int Server::spawn(int port) {
     ::_exit(127);
   }
   for (int attempt = 0; attempt < 200; ++attempt) {
-    Reply health = send_to(port, {"GET", "/healthz", "", {}});
-    if (health.status == 200) return pid;
+    if (*port == 0) *port = listening_port(log_path, no_log_yet ? 0 : log_offset);
+    if (*port != 0 && send_to(*port, {"GET", "/healthz", "", {}}).status == 200) return pid;
     int wstatus = 0;
     if (::waitpid(pid, &wstatus, WNOHANG) == pid) {
       throw std::runtime_error("tesoro serve exited at start: " + log_text());

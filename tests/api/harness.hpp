@@ -98,7 +98,9 @@ class Server {
   ServerOptions options_;
   std::string data_dir_;
   std::string database_url_;
-  int spawn(int port);  // starts `tesoro serve` on port and waits until healthy; returns the pid
+  // Starts `tesoro serve` on a port of the kernel's choosing (set in *port) and waits until it
+  // is healthy; returns the pid.
+  int spawn(int* port);
   int port_ = 0;
   int pid_ = -1;
   std::vector<int> extra_pids_;
