@@ -116,7 +116,7 @@ http::Response Context::write(const std::function<Result<http::Response>(store::
     }
     return ok_status();
   }));
-  if (effect_failed) {
+  if (effect_failed && idempotency::is_storable(response->status, first_code)) {
     static_cast<void>(services.store.write<Unit>([&](store::Tx& tx) -> Status {
       lost_race = false;
       if (record(tx)) return ok_status();

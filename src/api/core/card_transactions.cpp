@@ -165,13 +165,16 @@ http::Response answer_after_decision(Context& context, Asking asking, const Deci
       later->resume([detached, sent, endpoint, transaction_id, unit, answer = std::move(answer)] {
         Context& context = detached->context;
         const cards::TenantDecision decision = cards::decisions::decide(answer, *endpoint);
+        const auto record_line = [&](store::Tx& tx) {
+          cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
+                                   context.now());
+        };
         bool recorded = false;
         http::Response response = context.write([&](store::Tx& tx) -> Result<http::Response> {
           recorded = false;  // the unit may run again (a PostgreSQL retry)
           auto made = unit(tx, context, &decision, *transaction_id, nullptr);
           if (!made) return made;  // undone whole; the line is recorded on its own below
-          cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
-                                   context.now());
+          record_line(tx);
           recorded = true;
           return made;
         });
@@ -180,8 +183,7 @@ http::Response answer_after_decision(Context& context, Asking asking, const Deci
         // that writes pays no round trips for the rare one that fails.
         if (!recorded) {
           static_cast<void>(context.services.store.write<Unit>([&](store::Tx& tx) -> Status {
-            cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
-                                     context.now());
+            record_line(tx);
             return ok_status();
           }));
         }
