@@ -364,8 +364,10 @@ bool App::runs_inline(const http::Request& request) const {
 }
 
 std::optional<http::Response> App::handle_inline(http::Request& request) {
-  if (!runs_inline(request)) return std::nullopt;
+  if (request.method != "GET" && request.method != "HEAD") return std::nullopt;
+  // The route matched once here (runs_inline's rule, without matching it twice).
   if (!reads_store(request)) return handle(request);
+  if (store_->engine() != store::Engine::sqlite) return std::nullopt;
   // Every reader busy (the workers' and the batches' reads): a worker waits for one instead.
   store::HeldReader reader(*store_);
   if (!reader) return std::nullopt;
