@@ -1,5 +1,7 @@
 #include "core/crypto.hpp"
 
+#include "core/limits.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/core_names.h>
@@ -17,6 +19,7 @@
 #include <mutex>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 namespace tesoro::crypto {
@@ -325,7 +328,18 @@ std::optional<std::string> scrypt(std::string_view password, std::string_view sa
   return out;
 }
 
-Sealer::Sealer(std::string_view key) : key_(key) {
+struct Sealer::Remembered {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::string> opened;  // aad size:aad sealed -> plain
+
+  void forget() {
+    for (auto& [sealed, plain] : opened) OPENSSL_cleanse(plain.data(), plain.size());
+    opened.clear();
+  }
+  ~Remembered() { forget(); }
+};
+
+Sealer::Sealer(std::string_view key) : key_(key), remembered_(std::make_unique<Remembered>()) {
   if (key_.size() != k_key_size) {
     OPENSSL_cleanse(key_.data(), key_.size());
     throw std::invalid_argument("an AES-256-GCM key is 32 bytes");
@@ -334,12 +348,16 @@ Sealer::Sealer(std::string_view key) : key_(key) {
 
 Sealer::~Sealer() { OPENSSL_cleanse(key_.data(), key_.size()); }
 
-Sealer::Sealer(Sealer&& other) noexcept : key_(std::move(other.key_)) { other.key_.clear(); }
+Sealer::Sealer(Sealer&& other) noexcept
+    : key_(std::move(other.key_)), remembered_(std::move(other.remembered_)) {
+  other.key_.clear();
+}
 
 Sealer& Sealer::operator=(Sealer&& other) noexcept {
   if (this != &other) {
     OPENSSL_cleanse(key_.data(), key_.size());
     key_ = std::move(other.key_);
+    remembered_ = std::move(other.remembered_);
     other.key_.clear();
   }
   return *this;
@@ -400,6 +418,27 @@ std::optional<std::string> Sealer::open(std::string_view sealed, std::string_vie
     OPENSSL_cleanse(plain.data(), plain.size());
     return std::nullopt;
   }
+  return plain;
+}
+
+std::optional<std::string> Sealer::open_remembered(std::string_view sealed,
+                                                   std::string_view aad) const {
+  if (!remembered_) return open(sealed, aad);  // moved from: open() refuses without its key
+  std::string name = std::to_string(aad.size());
+  name += ':';
+  name += aad;
+  name += sealed;
+  {
+    std::lock_guard lock(remembered_->mutex);
+    if (auto found = remembered_->opened.find(name); found != remembered_->opened.end()) {
+      return found->second;
+    }
+  }
+  std::optional<std::string> plain = open(sealed, aad);
+  if (!plain) return plain;
+  std::lock_guard lock(remembered_->mutex);
+  if (remembered_->opened.size() >= limits::k_sealer_remembered_texts) remembered_->forget();
+  remembered_->opened.emplace(std::move(name), *plain);
   return plain;
 }
 

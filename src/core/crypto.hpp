@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,13 +74,21 @@ class Sealer {
   // nullopt when `sealed` is not base64, too short, or was altered in any byte, or when `aad`
   // (or the key) differs from the sealing one.
   std::optional<std::string> open(std::string_view sealed, std::string_view aad) const;
+  // open(), remembering what it opened: for a secret used on every request (a webhook
+  // endpoint's signing secret, opened for each authorization put to the tenant), whose AES-GCM
+  // pass would otherwise be paid each time. Only what opened is remembered, keyed by the sealed
+  // text and `aad`, so a changed secret (a new sealed text) is opened afresh. Holds at most
+  // limits::k_sealer_remembered_texts; when full it forgets (and wipes) them all.
+  std::optional<std::string> open_remembered(std::string_view sealed, std::string_view aad) const;
   // A keyed one-way fingerprint of `plain` (hex HMAC-SHA256 under a key derived from this one):
   // equal texts have equal fingerprints, so a unique index can refuse a duplicate card number
   // without the number being stored in clear or guessable from its (small) space.
   std::string fingerprint(std::string_view plain) const;
 
  private:
+  struct Remembered;  // open_remembered's texts, behind a mutex
   std::string key_;
+  std::unique_ptr<Remembered> remembered_;
 };
 
 }  // namespace tesoro::crypto

@@ -191,6 +191,9 @@ inline constexpr std::size_t k_secret_bytes = 32;
 // Tries at a random card or account number before giving up: a clash among 10^9 or more numbers
 // is rare, eight in a row never.
 inline constexpr int k_random_number_attempts = 8;
+// Opened secrets a Sealer keeps (crypto::Sealer::open_remembered): the signing secrets of the
+// endpoints that decide authorizations, current and previous, for 20 endpoints of 200 tenants.
+inline constexpr std::size_t k_sealer_remembered_texts = 8000;
 
 // Webhooks (domain/webhooks).
 inline constexpr std::size_t k_webhook_url_max_bytes = 2048;

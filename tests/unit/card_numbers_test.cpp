@@ -7,6 +7,7 @@
 
 #include "core/card_numbers.hpp"
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 
 using namespace tesoro;
 
@@ -143,6 +144,32 @@ TEST(Sealer, RefusesAnotherAssociatedDataOrKey) {
   std::string unbound = sealer.seal("4000001234567899", "");
   EXPECT_FALSE(sealer.open(unbound, k_aad).has_value());
   EXPECT_EQ(sealer.open(unbound, "").value_or("?"), "4000001234567899");
+}
+
+TEST(Sealer, WhatItRemembersOpensOnlyAsOpenWould) {
+  crypto::Sealer sealer = test_sealer();
+  std::string sealed = sealer.seal("whsec_secret", k_aad);
+  EXPECT_EQ(sealer.open_remembered(sealed, k_aad).value_or("?"), "whsec_secret");
+  EXPECT_EQ(sealer.open_remembered(sealed, k_aad).value_or("?"), "whsec_secret") << "remembered";
+  // Remembered under its associated data and this key only.
+  EXPECT_FALSE(sealer.open_remembered(sealed, k_aad + " ").has_value());
+  EXPECT_FALSE(sealer.open_remembered(sealed, "").has_value());
+  EXPECT_FALSE(test_sealer().open_remembered(sealed, k_aad).has_value());
+  std::string tampered = sealed;
+  tampered[20] = tampered[20] == 'A' ? 'B' : 'A';
+  EXPECT_FALSE(sealer.open_remembered(tampered, k_aad).has_value());
+  // A new secret for the same row is a new sealed text: opened afresh, not the old one.
+  std::string rotated = sealer.seal("whsec_rotated", k_aad);
+  EXPECT_EQ(sealer.open_remembered(rotated, k_aad).value_or("?"), "whsec_rotated");
+  // Past its capacity it forgets and opens again.
+  for (std::size_t i = 0; i <= limits::k_sealer_remembered_texts; ++i) {
+    ASSERT_TRUE(sealer.open_remembered(sealer.seal("s" + std::to_string(i), k_aad), k_aad));
+  }
+  EXPECT_EQ(sealer.open_remembered(sealed, k_aad).value_or("?"), "whsec_secret");
+  // A moved-to Sealer keeps opening; the moved-from one opens nothing.
+  crypto::Sealer moved(std::move(sealer));
+  EXPECT_EQ(moved.open_remembered(sealed, k_aad).value_or("?"), "whsec_secret");
+  EXPECT_FALSE(sealer.open_remembered(sealed, k_aad).has_value());  // NOLINT(bugprone-use-after-move)
 }
 
 TEST(Sealer, OneKeyOpensWhatAnotherInstanceOfItSealed) {

@@ -33,7 +33,8 @@ std::string seal_secret(const crypto::Sealer& sealer, std::string_view tenant_id
 
 std::optional<std::string> open_secret(const crypto::Sealer& sealer, std::string_view tenant_id,
                                        std::string_view endpoint_id, std::string_view sealed) {
-  return sealer.open(sealed, aad_for(tenant_id, endpoint_id));
+  // Opened for every delivery and every authorization put to the endpoint.
+  return sealer.open_remembered(sealed, aad_for(tenant_id, endpoint_id));
 }
 
 std::string signature_header(const std::vector<std::string>& secrets, std::string_view message_id,
