@@ -18,6 +18,9 @@ import * as holders from './pages/holders.js';
 import * as holder from './pages/holder.js';
 import * as cards from './pages/cards.js';
 import * as card from './pages/card.js';
+import * as card_transaction from './pages/card_transaction.js';
+import * as cardholders from './pages/cardholders.js';
+import * as cardholder from './pages/cardholder.js';
 import * as collections from './pages/collections.js';
 import * as collection from './pages/collection.js';
 import * as transfers from './pages/transfers.js';
@@ -38,6 +41,9 @@ const k_routes = [
   ['/holders/:id', holder],
   ['/cards', cards],
   ['/cards/:id', card],
+  ['/cards/:card_id/transactions/:id', card_transaction],
+  ['/cardholders', cardholders],
+  ['/cardholders/:id', cardholder],
   ['/collections', collections],
   ['/collections/:id', collection],
   ['/transfers', transfers],
@@ -50,7 +56,7 @@ const k_navigation = [
   ['Overview', [['/', 'Overview']]],
   ['Settings', [['/keys', 'API keys'], ['/clients', 'OAuth clients'], ['/webhooks', 'Webhook endpoints']]],
   ['Money', [['/accounts', 'Accounts'], ['/tenant-accounts', 'Tenant accounts'],
-    ['/holders', 'Account holders'], ['/cards', 'Cards'], ['/collections', 'Collections'],
+    ['/holders', 'Account holders'], ['/cardholders', 'Cardholders'], ['/cards', 'Cards'], ['/collections', 'Collections'],
     ['/transfers', 'Outgoing transfers'], ['/events', 'Events']]],
   ['Sandbox', [['/sandbox', 'Sandbox tools']], { sandbox_only: true }],
 ];

@@ -63,12 +63,13 @@ class TesoroPager extends HTMLElement {
 
 // <tesoro-error>: an error of the API as its envelope says it: the summary, each problem with
 // the field it is about, and the log id an operator can look up.
+// `label_of(path)` names a field as the form labels it; the API's path shows otherwise.
 class TesoroError extends HTMLElement {
-  show(error) {
+  show(error, label_of) {
     const envelope = error?.envelope ?? null;
     const problems = error?.problems ?? [];
     const items = problems.map((problem) => h('li', {},
-      problem.path ? h('strong', {}, `${problem.path}: `) : null,
+      problem.path ? h('strong', {}, `${label_of?.(problem.path) ?? problem.path}: `) : null,
       problem.message ?? '',
       problem.error_code ? h('span', { class: 'error-code' }, ` (${problem.error_code})`) : null));
     let summary = envelope?.message ?? error?.message ?? 'Something went wrong.';
@@ -96,5 +97,5 @@ customElements.define('tesoro-time', TesoroTime);
 
 export const secret = (label, value) => document.createElement('tesoro-secret').show(label, value);
 export const pager = (pagination, href_of) => document.createElement('tesoro-pager').show(pagination, href_of);
-export const error_box = (error) => document.createElement('tesoro-error').show(error);
+export const error_box = (error, label_of) => document.createElement('tesoro-error').show(error, label_of);
 export const time = (text) => document.createElement('tesoro-time').show(text);

@@ -72,10 +72,17 @@ export function select(name, options, properties = {}) {
 // columns: [[header, (row) => cell], ...]
 export function table(caption, columns, rows, empty_text = 'Nothing yet.') {
   if (rows.length === 0) return h('p', { class: 'empty' }, empty_text);
-  const head = h('tr', {}, columns.map(([header]) => h('th', { scope: 'col' }, header)));
+  // A column of amounts (cells made by money()) is right-aligned, header included, so that
+  // digits line up.
+  const cells = rows.map((row) => columns.map(([, cell]) => cell(row)));
+  const numeric = columns.map((column, index) =>
+    cells.some((row) => row[index] instanceof Element && row[index].classList.contains('money')));
+  const head = h('tr', {}, columns.map(([header], index) =>
+    h('th', { scope: 'col', class: numeric[index] ? 'num' : null }, header)));
   // data-label names each cell's column (tests and assistive tools find a cell by it).
-  const body = rows.map((row) => h('tr', {},
-    columns.map(([header, cell]) => h('td', { 'data-label': header || null }, cell(row)))));
+  const body = cells.map((row) => h('tr', {},
+    row.map((content, index) => h('td', { 'data-label': columns[index][0] || null,
+      class: numeric[index] ? 'num' : null }, content))));
   return h('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-label': caption },
     h('table', {}, h('caption', {}, caption), h('thead', {}, head), h('tbody', {}, body)));
 }
@@ -96,6 +103,50 @@ export function link(href, text, properties = {}) {
 
 export function code(text) {
   return h('code', {}, text ?? '—');
+}
+
+// An amount as text ("COP 15.000,00"), in tabular figures; a table right-aligns its column.
+export function money(text) {
+  return h('span', { class: 'money' }, text);
+}
+
+// How much of an id shows: its prefix, '…', its last characters. An id is a prefix and 22
+// characters whose first ones follow the time it was made (bbtacc_5V1Z7sRbo8AMlfKABGDr8H), so
+// its end tells ids of one page apart; the whole id is one hover, one copy or one link away.
+const k_id_shown_at_end = 8;
+
+export function shortened_id(id) {
+  const text = String(id ?? '');
+  const prefix = text.slice(0, text.indexOf('_') + 1);
+  if (text.length <= prefix.length + k_id_shown_at_end + 2) return text;
+  return `${prefix}…${text.slice(-k_id_shown_at_end)}`;
+}
+
+// An id where a table or a list shows one: shortened in the middle (the whole id in its
+// tooltip and read by screen readers), a link to its page when `target` is given, and a button
+// that copies the whole id.
+export function id_text(id, target) {
+  if (id === null || id === undefined || id === '') return '—';
+  const shown = [h('span', { 'aria-hidden': 'true' }, shortened_id(id)),
+    h('span', { class: 'visually-hidden' }, id)];
+  const text = target ? h('a', { href: target, class: 'id', title: id }, shown)
+    : h('code', { class: 'id', title: id }, shown);
+  const copy = h('button', { type: 'button', class: 'copy', 'aria-label': `Copy ${id}`, title: 'Copy the whole id' }, 'Copy');
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(id);
+    } catch {
+      // No clipboard API outside secure contexts: the old way, through a selected field.
+      const field = h('textarea', { class: 'visually-hidden', 'aria-hidden': 'true' }, id);
+      document.body.append(field);
+      field.select();
+      document.execCommand('copy');
+      field.remove();
+    }
+    copy.textContent = 'Copied';
+    setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
+  });
+  return h('span', { class: 'id-text' }, text, copy);
 }
 
 export function section(title, ...children) {

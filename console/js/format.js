@@ -89,3 +89,17 @@ export function humanize(code) {
   if (code === null || code === undefined || code === '') return '—';
   return String(code).replaceAll('_', ' ');
 }
+
+// 172820 -> "2 days 20 s": a count of seconds as people read it, largest unit first, units
+// that are zero left out ("0 s" for none).
+export function formatDuration(seconds) {
+  let left = Math.max(0, Math.trunc(Number(seconds) || 0));
+  const parts = [];
+  for (const [size, one, many] of [[86400, 'day', 'days'], [3600, 'h', 'h'], [60, 'min', 'min'], [1, 's', 's']]) {
+    const count = Math.floor(left / size);
+    left -= count * size;
+    if (count > 0) parts.push(`${count} ${count === 1 ? one : many}`);
+  }
+  return parts.length ? parts.join(' ') : '0 s';
+}
+

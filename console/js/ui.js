@@ -10,12 +10,38 @@ import { href } from './router.js';
 export const k_page_size = 20;
 
 // A problem found before calling the API, shown like the API's own (a path and a message).
-export function local_error(path, message) {
+export function local_error(path, message, error_code = 'validation_error') {
   return new ApiError(400, {
     code: 'Check the form',
     message: 'Some fields need a change.',
-    errors: [{ error_code: 'validation_error', message, path }],
+    errors: [{ error_code, message, path }],
   });
+}
+
+// What an action's `done` returns to show under its form: a success (green), or a failure
+// (red) that says why and what to change; a string or nodes alone are a success.
+export const succeeded = (...content) => ({ ok: true, content });
+export const failed = (...content) => ({ ok: false, content });
+
+export function outcome_box(shown) {
+  const { ok, content } = shown?.content !== undefined ? shown : { ok: true, content: shown };
+  return ok ? h('div', { class: 'success', role: 'status' }, content)
+    : h('div', { class: 'error', role: 'alert' }, content);
+}
+
+// The control of `form` an API path is about: the control named like the path or its last
+// part (`address.line_1` -> line_1), or the one `paths` names for the path or a parent of it
+// ({amount: 'fund_amount'} takes `amount` and `amount.amount`).
+function control_of(form, path, paths) {
+  if (!path) return null;
+  for (const [prefix, name] of Object.entries(paths)) {
+    if (path === prefix || path.startsWith(`${prefix}.`)) return form.elements[name] ?? null;
+  }
+  for (const name of [path, path.split('.').pop(), path.split('.')[0]]) {
+    const control = form.elements[name];
+    if (control instanceof HTMLElement) return control;
+  }
+  return null;
 }
 
 // An amount input in pesos; read_amount turns it into the API's Money.
@@ -38,27 +64,31 @@ export function text_value(form, name) {
 }
 
 // <form> whose submit calls `submit(form)` (an async function calling the API), with the
-// button disabled while it runs (one click, one request) and the API's errors shown above the
-// button. `done(result, form)` renders the success.
-export function action_form({ label, fields, button, submit, done, classes = '' }) {
-  const errors = h('div', { class: 'form-errors' });
+// button disabled while it runs (one click, one request). Its outcome shows under the button
+// (or in `outcome`), replacing the last one: the API's error in red, each problem named by the
+// label of its field (`paths` maps API paths to field names where they differ), or what
+// `done(result, form)` returns (see succeeded/failed).
+export function action_form({ label, fields, button, submit, done, classes = '', outcome, paths = {} }) {
+  const shown = outcome ?? h('div', { class: 'form-outcome' });
   const submit_button = h('button', { type: 'submit', class: 'primary' }, button);
   const form = h('form', { class: `action ${classes}`.trim(), 'aria-label': label, novalidate: true },
-    fields, errors, h('div', { class: 'actions' }, submit_button));
+    fields, h('div', { class: 'actions' }, submit_button), outcome ? null : shown);
+  const label_of = (path) => control_of(form, path, paths)?.labels?.[0]?.textContent ?? null;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    clear(errors);
+    clear(shown);
     for (const marked of form.querySelectorAll('[aria-invalid]')) marked.removeAttribute('aria-invalid');
     submit_button.disabled = true;
     form.setAttribute('aria-busy', 'true');
     try {
       const result = await submit(form);
-      await done?.(result, form);
+      const message = await done?.(result, form);
+      if (message) shown.append(outcome_box(message));
     } catch (error) {
-      errors.append(error_box(error));
-      const first = error?.problems?.[0]?.path;
-      const control = first ? form.elements[first] ?? form.elements[first.split('.')[0]] : null;
-      if (control instanceof HTMLElement) control.setAttribute('aria-invalid', 'true');
+      shown.append(error_box(error, label_of));
+      for (const problem of error?.problems ?? []) {
+        control_of(form, problem.path, paths)?.setAttribute('aria-invalid', 'true');
+      }
     } finally {
       submit_button.disabled = false;
       form.removeAttribute('aria-busy');
@@ -67,17 +97,22 @@ export function action_form({ label, fields, button, submit, done, classes = '' 
   return form;
 }
 
-// A button that runs one API call (revoke, rotate, replay), after a confirmation when asked.
+// A button that runs one API call (revoke, rotate, replay), after a confirmation when asked;
+// its error shows after it, replacing the last.
 export function action_button(text, run, { confirm_text, classes = 'secondary', label } = {}) {
   const button = h('button', { type: 'button', class: classes, 'aria-label': label ?? null });
   button.textContent = text;
+  let last_error = null;
   button.addEventListener('click', async () => {
     if (confirm_text && !window.confirm(confirm_text)) return;
     button.disabled = true;
+    last_error?.remove();
+    last_error = null;
     try {
       await run(button);
     } catch (error) {
-      button.after(error_box(error));
+      last_error = error_box(error);
+      button.after(last_error);
     } finally {
       button.disabled = false;
     }

@@ -9,6 +9,7 @@ import http from 'node:http';
 
 import {
   Server, open_browser, screenshot, visit, settle, unlabelled_controls, console_api, engine,
+  overflow_problems, accessibility_problems,
 } from './harness.js';
 import { parsePesos, formatMinor } from '../../console/js/format.js';
 
@@ -19,10 +20,21 @@ let other; // the second tenant's owner
 let receiver; // a webhook receiver on 127.0.0.1 (loopback URLs are allowed in the sandbox)
 const received = [];
 
-// Each page: a screenshot, every control labelled.
+// Each page, at the width of its window and again at a phone's 390 px: a screenshot, every
+// control labelled, nothing wider than the window (wide tables scroll inside their card),
+// and no serious or critical accessibility violation (axe-core).
 async function check(page, name) {
-  await screenshot(page, name);
-  assert.deepEqual(await unlabelled_controls(page), [], `unlabelled controls on ${name}`);
+  const viewport = page.viewportSize();
+  const widths = viewport.width === 390 ? [390] : [viewport.width, 390];
+  for (const width of widths) {
+    if (width !== page.viewportSize().width) await page.setViewportSize({ width, height: viewport.height });
+    const label = width === viewport.width ? name : `${name}-${width}`;
+    await screenshot(page, label);
+    assert.deepEqual(await unlabelled_controls(page), [], `unlabelled controls on ${label}`);
+    assert.deepEqual(await overflow_problems(page), [], `what does not fit on ${label}`);
+    assert.deepEqual(await accessibility_problems(page), [], `accessibility of ${label}`);
+  }
+  if (page.viewportSize().width !== viewport.width) await page.setViewportSize(viewport);
 }
 
 async function sign_in(page, email, password) {
@@ -284,25 +296,79 @@ test('funds an account, issues a card and authorizes purchases (one declined, wi
   await page.selectOption('select[name=account_id]', server.first.account_id);
   await page.fill('input[name=nickname]', 'Browser card');
   await page.fill('input[name=initial_balance]', '20.000');
+  const account_option = page.locator(`select[name=account_id] option[value="${server.first.account_id}"]`);
+  const option_before = await account_option.innerText();
   await page.click('button:has-text("Issue card")');
+  // A visible confirmation that links to the card; the list and the account's balance in the
+  // form's choice are up to date without opening the page again.
+  const issued = page.locator('form[aria-label="Issue a virtual card"] .success', { hasText: 'Issued the card' });
+  await issued.waitFor();
   await page.locator('#card-list td', { hasText: 'Browser card' }).waitFor();
+  assert.notEqual(await account_option.innerText(), option_before, 'the account choice shows its new balance');
   await check(page, 'cards');
   const card = (await console_api(page, 'GET', '/v1/cards')).body.cards.find((item) => item.nickname === 'Browser card');
   state.card_id = card.id;
+  assert.equal(await issued.locator('a').getAttribute('href'), `#/cards/${card.id}`);
 
   await visit(page, server.base_url, `/sandbox?card=${card.id}`, 'Sandbox tools');
+  const card_option = page.locator(`select[name=card] option[value="${card.id}"]`);
+  assert.match(await card_option.innerText(), /COP 20\.000,00/);
+  const tool = page.locator('form[aria-label="Authorize a card purchase"]');
   await page.fill('input[name=authorization_amount]', '5.000');
   await page.click('button:has-text("Authorize")');
-  await page.locator('.success', { hasText: 'authorization approved' }).waitFor();
+  await tool.locator('.success', { hasText: 'authorization approved' }).waitFor();
+  assert.match(await card_option.innerText(), /COP 15\.000,00/, 'the card choice shows the hold');
+  // A decline is a failure: red, with what to change, and it replaces the approval's message.
   await page.fill('input[name=authorization_amount]', '900.000');
   await page.click('button:has-text("Authorize")');
-  await page.locator('.success', { hasText: 'insufficient funds' }).waitFor();
+  await tool.locator('.error', { hasText: 'insufficient funds' }).waitFor();
+  assert.match(await tool.locator('.error').innerText(), /Fund the card or authorize less/);
+  assert.equal(await tool.locator('.success').count(), 0, 'the approval message is gone');
+  await check(page, 'sandbox-declined');
 
   await visit(page, server.base_url, `/cards/${card.id}`, `Card •••• ${card.last_four}`);
   const declined = page.locator('#transaction-list tr', { hasText: 'authorization declined' });
   assert.match(await declined.locator('td[data-label="Decline reason"]').innerText(), /insufficient funds/);
   assert.match(await page.locator('main').innerText(), /COP 15\.000,00/, 'COP 20.000 less the 5.000 held');
   await check(page, 'card');
+  // Each transaction has a page of its own: its amounts, its decision and its steps.
+  await declined.locator('td[data-label="Merchant"] a').click();
+  await settle(page, 'authorization declined');
+  assert.match(await page.locator('main').innerText(), /insufficient funds/);
+  assert.match(await page.locator('main').innerText(), /COP 900\.000,00/);
+  await check(page, 'card-transaction');
+});
+
+test('adds a cardholder and issues a card to them', async () => {
+  const { page } = owner;
+  await visit(page, server.base_url, '/cardholders', 'Cardholders');
+  await page.fill('input[name=first_name]', 'Ana');
+  await page.fill('input[name=last_name]', 'Rojas');
+  await page.fill('input[name=email]', 'not an email');
+  await page.click('button:has-text("Add cardholder")');
+  // The API's error names the field as the form labels it.
+  const form = page.locator('form[aria-label="Add a cardholder"]');
+  await form.locator('tesoro-error .error').waitFor();
+  assert.match(await form.locator('tesoro-error').innerText(), /Email \(optional\): /);
+  assert.equal(await page.getAttribute('input[name=email]', 'aria-invalid'), 'true');
+  await page.fill('input[name=email]', 'ana@example.com');
+  await page.click('button:has-text("Add cardholder")');
+  await form.locator('.success', { hasText: 'Added Ana Rojas' }).waitFor();
+  assert.equal(await form.locator('tesoro-error').count(), 0, 'the error is gone');
+  await page.locator('#cardholder-list td', { hasText: 'Ana Rojas' }).waitFor();
+  await check(page, 'cardholders');
+  const cardholder = (await console_api(page, 'GET', '/v1/cards/cardholders')).body.cardholders[0];
+
+  await visit(page, server.base_url, '/cards', 'Cards');
+  await page.selectOption('select[name=cardholder_id]', cardholder.id);
+  await page.fill('input[name=nickname]', 'Ana card');
+  await page.click('button:has-text("Issue card")');
+  await page.locator('form[aria-label="Issue a virtual card"] .success a').click();
+  await settle(page, 'Card ••••');
+  await page.locator('main a', { hasText: 'Ana Rojas' }).click();
+  await settle(page, 'Ana Rojas');
+  assert.match(await page.locator('main').innerText(), /ana@example\.com/);
+  await check(page, 'cardholder');
 });
 
 test("an endpoint decides card authorizations: its settings set here, each decision shown", async () => {
@@ -417,7 +483,7 @@ test("an account's page shows its statement, its balance as of a time, and downl
   const balance_text = (await page.locator('dd', { hasText: /^COP / }).nth(2).innerText()).trim();
   assert.equal((await rows.first().locator('td[data-label="Balance after"]').innerText()).trim(), balance_text,
     'the newest posting left the balance shown');
-  assert.match(await rows.first().locator('td[data-label="Caused by"]').innerText(), /card balance operation cbo_/);
+  assert.match(await rows.first().locator('td[data-label="Caused by"]').innerText(), /card balance operation\s+cbo_/);
   assert.match(await rows.first().locator('td[data-label="Debit"]').innerText(), /COP 20\.000,00/);
   assert.match(await page.locator('#statement').innerText(), /sandbox funding/);
   await check(page, 'account');

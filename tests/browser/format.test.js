@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 
 import {
   formatMinor, formatMoney, formatAmountInput, parsePesos, minorToJson, formatTimestamp, humanize,
+  formatDuration,
 } from '../../console/js/format.js';
+import { shortened_id } from '../../console/js/dom.js';
 
 test('minor units are shown as pesos with two decimals, dots grouping thousands', () => {
   assert.equal(formatMinor(1500000, 'COP'), 'COP 15.000,00');
@@ -76,3 +78,21 @@ test('timestamps and codes read as words', () => {
   assert.equal(humanize('sent_to_breb_provider'), 'sent to breb provider');
   assert.equal(humanize(null), '—');
 });
+
+test('durations read largest unit first, zero units left out', () => {
+  assert.equal(formatDuration(172820), '2 days 20 s');
+  assert.equal(formatDuration(0), '0 s');
+  assert.equal(formatDuration(1), '1 s');
+  assert.equal(formatDuration(86400), '1 day');
+  assert.equal(formatDuration(3600 + 120 + 5), '1 h 2 min 5 s');
+  assert.equal(formatDuration(-5), '0 s');
+});
+
+test('ids are shortened in the middle: prefix, ellipsis, last eight characters', () => {
+  assert.equal(shortened_id('bbtacc_5V1Z7sRbo8AMlfKABGDr8H'), 'bbtacc_…KABGDr8H');
+  assert.equal(shortened_id('evt_5V1Z7sRbo8AMlfKABGDr8H'), 'evt_…KABGDr8H');
+  assert.equal(shortened_id('cli_short'), 'cli_short');
+  assert.equal(shortened_id('abcdefghijklmnopqrstu'), '…nopqrstu', 'no prefix: the end only');
+  assert.equal(shortened_id(''), '');
+});
+

@@ -178,6 +178,57 @@ export async function unlabelled_controls(page) {
     .map((control) => control.outerHTML));
 }
 
+// What the page shows that does not fit its window: a page that scrolls sideways, and each
+// visible element reaching past the window's right edge, unless a box that scrolls sideways
+// holds it (a wide table scrolls inside its card). Empty when everything fits.
+export async function overflow_problems(page) {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const problems = [];
+    if (document.documentElement.scrollWidth > width) {
+      problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px in a ${width} px window`);
+    }
+    const scrolls = (element) => {
+      for (let box = element.parentElement; box; box = box.parentElement) {
+        const overflow = getComputedStyle(box).overflowX;
+        if (overflow === 'auto' || overflow === 'scroll' || overflow === 'hidden') return true;
+      }
+      return false;
+    };
+    for (const element of document.body.querySelectorAll('*')) {
+      const rect = element.getBoundingClientRect();
+      if (rect.width === 0 || rect.height === 0) continue;
+      // Its box, or what spills out of it (a long word in a narrow box); a box that scrolls or
+      // clips its content, and a form control (whose text scrolls inside it), spills nothing.
+      const own = getComputedStyle(element).overflowX;
+      const holds = own !== 'visible' || ['INPUT', 'SELECT', 'TEXTAREA'].includes(element.tagName);
+      const right = holds ? rect.right : Math.max(rect.right, rect.left + element.scrollWidth);
+      if (right > width + 0.5 && !scrolls(element)) {
+        const name = element.tagName.toLowerCase() + (element.id ? `#${element.id}` : '') +
+          (element.className && typeof element.className === 'string' ? `.${element.className.trim().replaceAll(' ', '.')}` : '');
+        problems.push(`${name} ends at ${Math.round(right)} px in a ${width} px window: "${(element.textContent ?? '').trim().slice(0, 60)}"`);
+        if (problems.length >= 10) break;
+      }
+    }
+    return problems;
+  });
+}
+
+// axe-core's serious and critical violations on the page as it is now ("rule: what, where").
+// Its script is evaluated through the DevTools protocol, which the console's Content Security
+// Policy (scripts from the server only) does not see; the policy itself stays on.
+const axe_source = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export async function accessibility_problems(page) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.evaluate(axe_source);
+  return page.evaluate(async () => {
+    const results = await window.axe.run(document, { resultTypes: ['violations'] });
+    return results.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id} (${violation.impact}): ${violation.help}; ${violation.nodes
+        .slice(0, 3).map((node) => node.target.join(' ')).join(', ')}`);
+  });
+}
+
 // A screenshot of the page as it is now, in the output folder.
 export async function screenshot(page, name) {
   fs.mkdirSync(output_dir, { recursive: true });

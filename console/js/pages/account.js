@@ -1,6 +1,6 @@
 // One ledger account (or a card's prepaid balance): its balances, its balance as of an instant,
 // and its statement.
-import { h, field, input, section, code, details_list, link } from '../dom.js';
+import { h, field, input, section, code, details_list, link, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { time, error_box } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
@@ -47,13 +47,13 @@ export async function render(context) {
     section('Account', details_list([
       ['Number', account.number],
       ['Type', humanize(account.type)],
-      ['Holder', account.account_holder_id ? link(href(`/holders/${account.account_holder_id}`), account.account_holder_id) : 'the tenant'],
+      ['Holder', account.account_holder_id ? id_text(account.account_holder_id, href(`/holders/${account.account_holder_id}`)) : 'the tenant'],
       ['State', account.state],
       ['Available', h('span', { class: 'money' }, formatMoney(account.balance?.available))],
       ['Held', h('span', { class: 'money' }, formatMoney(account.balance?.held))],
       ['Balance', h('span', { class: 'money' }, formatMoney(account.balance?.current))],
       ['Opened', time(account.inserted_at)],
-      ['Id', code(account.id)],
+      ['Id', id_text(account.id)],
     ]), as_of_form(id)),
     statement);
 }

@@ -1,9 +1,9 @@
 // Money, accounts: the tenant's ledger accounts with their balances; open one.
-import { h, field, input, select, section, link } from '../dom.js';
+import { h, field, input, select, section, link, id_text } from '../dom.js';
 import { post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
-import { action_form, paged_table, text_value, load_into } from '../ui.js';
+import { action_form, paged_table, text_value, load_into, succeeded } from '../ui.js';
 import { href } from '../router.js';
 
 export const title = 'Accounts';
@@ -27,7 +27,7 @@ function account_list(context) {
       ['Name', (account) => link(href(`/accounts/${account.id}`), account.name)],
       ['Number', (account) => account.number],
       ['Type', (account) => humanize(account.type)],
-      ['Holder', (account) => (account.account_holder_id ? link(href(`/holders/${account.account_holder_id}`), account.account_holder_id) : 'the tenant')],
+      ['Holder', (account) => (account.account_holder_id ? id_text(account.account_holder_id, href(`/holders/${account.account_holder_id}`)) : 'the tenant')],
       ...balance_columns(),
       ['Opened', (account) => time(account.inserted_at)],
       ...(context.is_sandbox ? [['', (account) => link(href('/sandbox', { fund: account.id }), 'Fund', { 'aria-label': `Fund ${account.name}` })]] : []),
@@ -54,8 +54,8 @@ export async function render(context) {
     }),
     done: async (account, form_element) => {
       form_element.reset();
-      context.announce(`Account ${account.name} opened, number ${account.number}.`);
       await load_into(list, () => account_list(context));
+      return succeeded('Opened ', link(href(`/accounts/${account.id}`), account.name), `, number ${account.number}.`);
     },
   });
   await load_into(list, () => account_list(context));

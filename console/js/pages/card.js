@@ -1,16 +1,17 @@
 // One card: its state and balances, spending limits, and its transactions with the reason of
 // each decline. In the sandbox, pending authorizations can be captured or reversed here.
-import { h, code, section, details_list, table } from '../dom.js';
+import { h, code, section, details_list, table, id_text, money, link } from '../dom.js';
 import { get, post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
 import { action_button, paged_table, load_into } from '../ui.js';
 import { href } from '../router.js';
 import { card_state } from './cards.js';
+import { cardholder_name } from './cardholders.js';
 
 export const title = 'Card';
 
-function decline_text(transaction) {
+export function decline_text(transaction) {
   if (!transaction.decline_reason) return '—';
   const by = transaction.declined_by ? ` (rule ${transaction.declined_by.rule_type} of ${transaction.declined_by.spending_control_id})` : '';
   const detail = transaction.decline_reason_detail ? `: “${transaction.decline_reason_detail}”` : '';
@@ -46,7 +47,8 @@ function transaction_list(context, card_id, reload) {
     empty: 'No transactions yet.',
     columns: [
       ['When', (transaction) => time(transaction.inserted_at)],
-      ['Merchant', (transaction) => `${transaction.merchant?.name ?? '—'} (MCC ${transaction.merchant?.mcc ?? '—'})`],
+      ['Merchant', (transaction) => link(href(`/cards/${card_id}/transactions/${transaction.id}`),
+        `${transaction.merchant?.name ?? '—'} (MCC ${transaction.merchant?.mcc ?? '—'})`)],
       ['Channel', (transaction) => humanize(transaction.channel)],
       ['Amount', (transaction) => h('span', { class: 'money' }, formatMoney(transaction.amount))],
       ['Result', (transaction) => humanize(transaction.type)],
@@ -78,17 +80,17 @@ export async function render(context) {
       ['Available', h('span', { class: 'money' }, formatMoney(card.balance?.available))],
       ['Posted', h('span', { class: 'money' }, formatMoney(card.balance?.posted))],
       ['Expires', `${String(card.expiration_month).padStart(2, '0')}/${card.expiration_year}`],
-      ['Account', h('a', { href: href(`/accounts/${card.account_id}`) }, card.account_id)],
+      ['Account', id_text(card.account_id, href(`/accounts/${card.account_id}`))],
       ['Prepaid balance', card.prepaid_account_id ? h('a', { href: href(`/accounts/${card.prepaid_account_id}`) }, 'Statement of the prepaid balance') : '—'],
-      ['Cardholder', card.cardholder ? `${card.cardholder.first_name ?? ''} ${card.cardholder.last_name ?? ''}`.trim() : '—'],
-      ['Id', code(card.id)],
+      ['Cardholder', card.cardholder_id ? link(href(`/cardholders/${card.cardholder_id}`), cardholder_name(card.cardholder ?? { id: card.cardholder_id })) : '—'],
+      ['Id', id_text(card.id)],
       ['Issued', time(card.inserted_at)],
     ]), context.is_sandbox ? h('p', {}, h('a', { href: href('/sandbox', { card: card.id }) }, 'Authorize a purchase on this card')) : null),
     limits.length ? section('Spending limits', table('Spending limits that apply to this card', [
       ['Rule', (limit) => `${humanize(limit.rule_type)} (${limit.window})`],
-      ['Limit', (limit) => formatMoney(limit.limit)],
-      ['Used', (limit) => formatMoney(limit.used)],
-      ['Remaining', (limit) => formatMoney(limit.remaining)],
+      ['Limit', (limit) => money(formatMoney(limit.limit))],
+      ['Used', (limit) => money(formatMoney(limit.used))],
+      ['Remaining', (limit) => money(formatMoney(limit.remaining))],
       ['Window ends', (limit) => time(limit.window_end)],
     ], limits)) : null,
     section('Transactions', transactions));

@@ -3,7 +3,9 @@ import { h, field, input, select, section, link, badge } from '../dom.js';
 import { get, post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney } from '../format.js';
-import { action_form, amount_field, paged_table, read_amount, text_value, load_into } from '../ui.js';
+import { action_form, amount_field, paged_table, read_amount, text_value, load_into, succeeded } from '../ui.js';
+import { href } from '../router.js';
+import { cardholder_name } from './cardholders.js';
 
 export const title = 'Cards';
 
@@ -30,19 +32,29 @@ function card_list(context) {
   });
 }
 
+const account_text = (account) => `${account.name} (${account.number}) · ${formatMoney(account.balance?.available)}`;
+
 async function issue_form(context, list) {
-  const accounts = (await get('/v1/accounts', { page_size: 100 })).accounts ?? [];
+  const [accounts_page, cardholders_page] = await Promise.all([
+    get('/v1/accounts', { page_size: 100 }), get('/v1/cards/cardholders', { page_size: 100 })]);
+  const accounts = accounts_page.accounts ?? [];
+  const account_choice = select('account_id', accounts.map((account) => [account.id, account_text(account)]));
   return action_form({
     label: 'Issue a virtual card',
     button: 'Issue card',
     fields: [
-      field('Account', select('account_id', accounts.map((account) => [account.id, `${account.name} (${account.number}) · ${formatMoney(account.balance?.available)}`])),
+      field('Account', account_choice,
         'The card is issued against this account; its prepaid balance is topped up from it.'),
+      field('Cardholder (optional)', select('cardholder_id', [['', 'none'],
+        ...(cardholders_page.cardholders ?? []).map((cardholder) => [cardholder.id, cardholder_name(cardholder)])]),
+      'The person the card is for; add people on the Cardholders page.'),
       field('Nickname (optional)', input('nickname', { maxlength: '100' })),
       amount_field('initial_balance', 'Initial balance (optional)'),
     ],
+    paths: { initial_balance: 'initial_balance' },
     submit: (form) => {
       const body = { account_id: form.elements.account_id.value, type: 'virtual' };
+      if (form.elements.cardholder_id.value) body.cardholder_id = form.elements.cardholder_id.value;
       const nickname = text_value(form, 'nickname');
       if (nickname) body.nickname = nickname;
       const initial = read_amount(form, 'initial_balance', { required: false });
@@ -51,8 +63,14 @@ async function issue_form(context, list) {
     },
     done: async (card, form) => {
       form.reset();
-      context.announce(`Card ending ${card.last_four} issued.`);
       await load_into(list, () => card_list(context));
+      // The account paid the initial balance: its choice shows what is left.
+      const account = await get(`/v1/accounts/${encodeURIComponent(card.account_id)}`);
+      const option = [...account_choice.options].find((item) => item.value === account.id);
+      if (option) option.textContent = account_text(account);
+      account_choice.value = account.id;
+      return succeeded('Issued the card ', link(href(`/cards/${card.id}`), `•••• ${card.last_four}`),
+        card.initial_balance?.amount ? ` with ${formatMoney(card.initial_balance)}.` : '.');
     },
   });
 }

@@ -1,8 +1,8 @@
 // Settings, OAuth clients of the participant API: create (the secret shown once), list, revoke.
-import { h, table, code, section, clear } from '../dom.js';
+import { h, table, code, section, clear, id_text } from '../dom.js';
 import { get, post } from '../api.js';
 import { secret, time } from '../components.js';
-import { action_form, local_error, load_into, revocation_columns } from '../ui.js';
+import { action_form, local_error, load_into, revocation_columns, succeeded } from '../ui.js';
 
 export const title = 'OAuth clients';
 
@@ -10,7 +10,7 @@ const k_default_scopes = ['collections', 'collections:readonly', 'outgoing_trans
   'outgoing_transfers:readonly', 'target_resolutions', 'target_resolutions:readonly',
   'tenant_accounts', 'tenant_accounts:readonly', 'webhooks'];
 
-function create_form(context, on_created) {
+function create_form(context, on_created, outcome) {
   const scopes = context.session.scopes?.participant?.length ? context.session.scopes.participant : k_default_scopes;
   const boxes = scopes.map((scope, index) => {
     const id = `client-scope-${index}`;
@@ -19,6 +19,7 @@ function create_form(context, on_created) {
       h('label', { for: id }, scope));
   });
   return action_form({
+    outcome,
     label: 'Create an OAuth client',
     button: 'Create OAuth client',
     fields: [h('fieldset', { class: 'scopes' },
@@ -31,7 +32,7 @@ function create_form(context, on_created) {
     },
     done: (created, form) => {
       form.reset();
-      on_created(created);
+      return on_created(created);
     },
   });
 }
@@ -39,7 +40,7 @@ function create_form(context, on_created) {
 async function client_list(context, list) {
   const answer = await get('/clients');
   return table('OAuth clients of this tenant', [
-    ['Client id', (client) => code(client.client_id)],
+    ['Client id', (client) => id_text(client.client_id)],
     ['Scopes', (client) => (client.scopes ?? []).join(', ')],
     ['Created', (client) => time(client.inserted_at)],
     ...revocation_columns({
@@ -58,12 +59,10 @@ export async function render(context) {
   const list = h('div', { id: 'client-list' });
   const created_slot = h('div', { class: 'created' });
   const form = create_form(context, async (created) => {
-    clear(created_slot).append(h('div', { class: 'success' },
-      h('p', {}, 'Created the client ', code(created.client_id), '.'),
-      secret('client secret', created.client_secret)));
-    context.announce('OAuth client created. Copy its secret now: it is shown only once.');
     await load_into(list, () => client_list(context, list));
-  });
+    return succeeded(h('p', {}, 'Created the client ', code(created.client_id), '.'),
+      secret('client secret', created.client_secret));
+  }, created_slot);
   await load_into(list, () => client_list(context, list));
   return h('div', {},
     h('h1', {}, 'OAuth clients'),

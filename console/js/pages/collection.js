@@ -1,6 +1,6 @@
 // One collection: its limits and keys, a QR code created here (its image shown and
 // downloadable), and its payment attempts.
-import { h, field, input, select, section, code, details_list, clear, link } from '../dom.js';
+import { h, field, input, select, section, code, details_list, clear, link, id_text, money } from '../dom.js';
 import { get, post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, formatAmountInput, humanize } from '../format.js';
@@ -23,7 +23,7 @@ function attempt_list(context, id) {
       ['State', (attempt) => attempt.state],
       ['Reason', (attempt) => humanize(attempt.state_reason)],
       ['Payer', (attempt) => `${attempt.payer?.name ?? '—'} (${attempt.payer?.document_type ?? ''} ${attempt.payer?.document_number ?? ''})`],
-      ['QR code', (attempt) => (attempt.qr_code_id ? code(attempt.qr_code_id) : '—')],
+      ['QR code', (attempt) => id_text(attempt.qr_code_id)],
     ],
   });
 }
@@ -32,15 +32,15 @@ function attempt_list(context, id) {
 // that downloads it, and its payload.
 function show_qr(context, collection, qr) {
   const amount_text = qr.amount ? formatMoney(qr.amount) : 'any amount';
-  return h('div', { class: 'qr success', id: 'qr-result' },
+  return h('div', { class: 'qr', id: 'qr-result' },
     h('figure', {},
       h('img', { src: qr.image, width: '240', height: '240', class: 'qr-image',
         alt: `QR code for key ${qr.key_value}, ${amount_text}` }),
       h('figcaption', {}, `${qr.usage_mode === 'single_use' ? 'Dynamic' : 'Static'} QR, ${amount_text}`)),
     h('p', {}, h('a', { href: qr.image, download: `${qr.id}.png`, class: 'button secondary' }, 'Download PNG')),
     details_list([
-      ['QR id', code(qr.id)],
-      ['Payment id', code(qr.payment_id)],
+      ['QR id', id_text(qr.id)],
+      ['Payment id', id_text(qr.payment_id)],
       ['Key', `${qr.key_type} ${qr.key_value}`],
       ['Expires', time(qr.expires_at)],
       ['EMVCo payload', h('code', { class: 'wrap' }, qr.emvco)],
@@ -54,10 +54,14 @@ function show_qr(context, collection, qr) {
 function qr_form(context, collection) {
   const slot = h('div', { class: 'created' });
   const form = action_form({
+    outcome: slot,
     label: 'Create a QR code',
     button: 'Create QR code',
     fields: [h('div', { class: 'grid' },
-      field('Kind', select('usage_mode', [['multiple_use', 'static (multiple use)'], ['single_use', 'dynamic (single use)']])),
+      // A single-use collection is paid once: only a dynamic (single-use) code fits it.
+      field('Kind', select('usage_mode', collection.usage_mode === 'single_use'
+        ? [['single_use', 'dynamic (single use)']]
+        : [['multiple_use', 'static (multiple use)'], ['single_use', 'dynamic (single use)']])),
       amount_field('amount', 'Amount (required for dynamic)'),
       field('Expires in seconds (dynamic only)', input('expiration_seconds', { type: 'number', min: '1', max: '6220800', inputmode: 'numeric' })),
       field('Error correction', select('error_correction_level', [['medium', 'medium'], ['low', 'low'], ['quarter', 'quarter'], ['high', 'high']])),
@@ -75,10 +79,7 @@ function qr_form(context, collection) {
       if (width) body.image_width = Number(width);
       return post(`/api/v1/collections/${encodeURIComponent(collection.id)}/qr`, body);
     },
-    done: (qr) => {
-      clear(slot).append(show_qr(context, collection, qr));
-      context.announce('QR code created.');
-    },
+    done: (qr) => show_qr(context, collection, qr),
   });
   return [form, slot];
 }
@@ -94,15 +95,16 @@ export async function render(context) {
     h('h1', {}, `Collection ${collection.nickname || collection.external_id}`),
     section('Collection', details_list([
       ['State', collection_state(collection.state)],
-      ['Paid', formatMoney(collection.paid_amount)],
-      ['Remaining', formatMoney(collection.remaining_amount)],
+      ['Paid', money(formatMoney(collection.paid_amount))],
+      // What can still be paid: nothing once the collection no longer takes payments.
+      ['Remaining', payable ? money(formatMoney(collection.remaining_amount)) : `nothing: the collection is ${humanize(collection.state)}`],
       ['Payments between', `${formatMoney(collection.minimum_attempt_amount)} and ${formatMoney(collection.maximum_attempt_amount)}`],
       ['Collect between', `${formatMoney(collection.total_minimum_amount)} and ${formatMoney(collection.total_maximum_amount)}`],
       ['Usage', humanize(collection.usage_mode)],
       ['Key', collection.key ? `${collection.key.type} ${collection.key.value}` : '—'],
-      ['Receptor account', code(collection.tenant_account_id)],
+      ['Receptor account', id_text(collection.tenant_account_id, href(`/tenant-accounts/${collection.tenant_account_id}`))],
       ['External id', collection.external_id],
-      ['Id', code(collection.id)],
+      ['Id', id_text(collection.id)],
       ['Expires', time(collection.expires_at)],
       ['Created', time(collection.inserted_at)],
     ])),

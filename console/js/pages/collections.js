@@ -69,7 +69,7 @@ async function create_form(context, list) {
       const rejected = batch.rejected?.[0];
       if (rejected) {
         const path = (rejected.path ?? '').replace(/^collections\.0\./, '');
-        throw local_error(path === 'key.value' ? 'key_value' : path, `${rejected.message} (${rejected.error_code})`);
+        throw local_error(path === 'key.value' ? 'key_value' : path, rejected.message, rejected.error_code);
       }
       return batch.created?.[0] ?? batch.duplicated?.[0];
     },

@@ -1,5 +1,5 @@
 // Money, events: every state change of the tenant, newest first, filterable by type.
-import { h, field, input, section, code } from '../dom.js';
+import { h, field, input, section, code, id_text } from '../dom.js';
 import { time } from '../components.js';
 import { paged_table, load_into } from '../ui.js';
 import { go } from '../router.js';
@@ -26,7 +26,7 @@ export async function render(context) {
     columns: [
       ['Type', (event) => event.type],
       ['When', (event) => time(event.timestamp)],
-      ['Id', (event) => code(event.id)],
+      ['Id', (event) => id_text(event.id)],
       ['Data', (event) => h('details', {}, h('summary', {}, 'Show data'),
         h('pre', { class: 'json' }, JSON.stringify(event.data, null, 2)))],
     ],

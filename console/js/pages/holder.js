@@ -1,5 +1,5 @@
 // One account holder: who they are, and their accounts with balances.
-import { h, section, code, details_list, link } from '../dom.js';
+import { h, section, code, details_list, link, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
@@ -41,7 +41,7 @@ export async function render(context) {
       ['External id', holder.external_id ?? '—'],
       ['State', holder.state],
       ['Created', time(holder.inserted_at)],
-      ['Id', code(holder.id)],
+      ['Id', id_text(holder.id)],
     ])),
     section('Accounts', accounts));
 }

@@ -1,8 +1,8 @@
 // Money, account holders: the third parties the tenant keeps accounts for; add one.
-import { h, field, input, select, code, section, link } from '../dom.js';
+import { h, field, input, select, code, section, link, id_text } from '../dom.js';
 import { post } from '../api.js';
 import { time } from '../components.js';
-import { action_form, paged_table, text_value, load_into } from '../ui.js';
+import { action_form, paged_table, text_value, load_into, succeeded } from '../ui.js';
 import { href } from '../router.js';
 import { holder_name } from './holder.js';
 
@@ -23,7 +23,7 @@ function holder_list(context) {
       ['Email', (holder) => holder.email ?? '—'],
       ['External id', (holder) => holder.external_id ?? '—'],
       ['State', (holder) => holder.state],
-      ['Id', (holder) => code(holder.id)],
+      ['Id', (holder) => id_text(holder.id, href(`/holders/${holder.id}`))],
       ['Created', (holder) => time(holder.inserted_at)],
     ],
   });
@@ -50,6 +50,7 @@ function create_form(context, list) {
         field('Zip code', input('zip_code', required)),
         field('Country', input('country', { value: 'CO', maxlength: '2', ...required }))),
     ],
+    paths: { 'person.country_code': 'country', 'address.country': 'country' },
     submit: (form) => {
       const value = (name) => text_value(form, name) ?? '';
       const body = {
@@ -66,8 +67,8 @@ function create_form(context, list) {
     },
     done: async (holder, form) => {
       form.reset();
-      context.announce(`Account holder ${holder.person.first_name} ${holder.person.last_name} added.`);
       await load_into(list, () => holder_list(context));
+      return succeeded('Added ', link(href(`/holders/${holder.id}`), holder_name(holder)), '.');
     },
   });
 }

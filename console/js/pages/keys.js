@@ -3,7 +3,7 @@
 import { h, field, select, table, code, section, clear } from '../dom.js';
 import { get, post } from '../api.js';
 import { secret, time } from '../components.js';
-import { action_form, local_error, load_into, revocation_columns } from '../ui.js';
+import { action_form, local_error, load_into, revocation_columns, succeeded } from '../ui.js';
 
 export const title = 'API keys';
 
@@ -16,12 +16,13 @@ function core_groups(session) {
   return groups.size ? [...groups] : k_default_groups;
 }
 
-function create_form(context, on_created) {
+function create_form(context, on_created, outcome) {
   const environment = context.session.tenant.environment;
   const groups = core_groups(context.session);
   const scope_fields = groups.map((group) => field(group.replaceAll('_', ' '),
     select(`scope-${group}`, k_levels)));
   return action_form({
+    outcome,
     label: 'Create an API key',
     button: 'Create API key',
     fields: [
@@ -40,7 +41,7 @@ function create_form(context, on_created) {
     },
     done: (created, form) => {
       form.reset();
-      on_created(created);
+      return on_created(created);
     },
   });
 }
@@ -69,12 +70,10 @@ export async function render(context) {
   const list = h('div', { id: 'key-list' });
   const created_slot = h('div', { class: 'created' });
   const form = create_form(context, async (created) => {
-    clear(created_slot).append(h('div', { class: 'success' },
-      h('p', {}, 'Created the key ', code(created.key_prefix), ' with scopes ', (created.scopes ?? []).join(', '), '.'),
-      secret('API key', created.api_key)));
-    context.announce('API key created. Copy it now: it is shown only once.');
     await load_into(list, () => key_list(context, list));
-  });
+    return succeeded(h('p', {}, 'Created the key ', code(created.key_prefix), ' with scopes ', (created.scopes ?? []).join(', '), '.'),
+      secret('API key', created.api_key));
+  }, created_slot);
   await load_into(list, () => key_list(context, list));
   return h('div', {},
     h('h1', {}, 'API keys'),

@@ -1,8 +1,9 @@
 // Overview: who is signed in, the tenant, its clock in the sandbox, and its balances.
-import { h, details_list, table, code, section, badge } from '../dom.js';
+import { h, details_list, table, section, badge, id_text, money, link } from '../dom.js';
+import { href } from '../router.js';
 import { get } from '../api.js';
 import { time } from '../components.js';
-import { formatMoney } from '../format.js';
+import { formatMoney, formatDuration } from '../format.js';
 
 export const title = 'Overview';
 
@@ -17,21 +18,21 @@ export async function render(context) {
     h('h1', {}, 'Overview'),
     section('Tenant', details_list([
       ['Name', session.tenant.name],
-      ['Tenant id', code(session.tenant.id)],
+      ['Tenant id', id_text(session.tenant.id)],
       ['Environment', badge(session.tenant.environment, `env-${session.tenant.environment}`)],
       ['Signed in as', session.user.email],
       ['Session ends', time(session.expires_at)],
       ...(clock ? [['Tenant clock', h('span', { id: 'clock-now' }, time(clock.now))],
-        ['Clock ahead of real time', `${clock.offset_seconds} s`]] : []),
+        ['Clock ahead of real time', formatDuration(clock.offset_seconds)]] : []),
     ])),
     section('Tenant accounts', table('Tenant accounts and their available balances', [
-      ['Number', (row) => row.number],
+      ['Number', (row) => link(href(`/tenant-accounts/${row.id}`), row.number)],
       ['Role', (row) => row.role],
-      ['Available', (row) => formatMoney(row.balance?.available)],
+      ['Available', (row) => money(formatMoney(row.balance?.available))],
     ], tenant_accounts), h('p', {}, h('a', { href: '#/tenant-accounts' }, 'All tenant accounts'))),
     section('Accounts', table('Newest ledger accounts and their available balances', [
-      ['Name', (row) => row.name],
+      ['Name', (row) => link(href(`/accounts/${row.id}`), row.name)],
       ['Number', (row) => row.number],
-      ['Available', (row) => formatMoney(row.balance?.available)],
+      ['Available', (row) => money(formatMoney(row.balance?.available))],
     ], accounts.accounts), h('p', {}, h('a', { href: '#/accounts' }, 'All accounts'))));
 }

@@ -2,11 +2,11 @@
 // collection's key or QR (with an optional forced error), authorize a card purchase, send a
 // transfer to a key, and advance the tenant clock. Each tool calls the same sandbox endpoint an
 // integrator would.
-import { h, field, input, select, section, code, clear, details_list, link } from '../dom.js';
+import { h, field, input, select, section, clear, details_list, link, id_text } from '../dom.js';
 import { get, post, newIdempotencyKey } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
-import { action_form, amount_field, read_amount, text_value, local_error, load_into } from '../ui.js';
+import { action_form, amount_field, read_amount, text_value, local_error, load_into, succeeded, failed } from '../ui.js';
 import { href } from '../router.js';
 import { transfer_state } from './transfers.js';
 
@@ -17,26 +17,43 @@ const k_key_types = ['alphanumeric', 'cellphone', 'email', 'identification', 'me
 const k_errors = [['', 'none: the payment succeeds if the rules allow it'],
   ['tx_unknown', 'tx_unknown: unexpected error'], ['tx_provider_unavailable', 'tx_provider_unavailable: network unavailable'],
   ['tx_breb_timeout', 'tx_breb_timeout: network timeout'], ['tx_risk_control', 'tx_risk_control: blocked by risk control']];
-const k_clock_units = [['60', 'minutes'], ['3600', 'hours'], ['86400', 'days'], ['1', 'seconds']];
+const k_clock_units = [['1', 'seconds'], ['60', 'minutes'], ['3600', 'hours'], ['86400', 'days']];
 
-function result(slot, ...content) {
-  clear(slot).append(h('div', { class: 'success', role: 'status' }, content));
+// After a tool changed balances, the choices that show them are read again (each select keeps
+// its chosen value): funding an account shows in the card and transfer tools at once.
+async function refresh_choices(page) {
+  const [accounts, tenant_accounts, cards] = await Promise.all([
+    get('/v1/accounts', { page_size: 100 }),
+    get('/api/v1/tenant/accounts'),
+    get('/v1/cards', { page_size: 100 }),
+  ]);
+  const texts = new Map();
+  for (const account of tenant_accounts) texts.set(account.id, tenant_account_text(account));
+  for (const account of accounts.accounts ?? []) texts.set(account.id, account_text(account));
+  for (const card of cards.cards ?? []) texts.set(card.id, card_text(card));
+  for (const option of page.querySelectorAll('select option')) {
+    if (texts.has(option.value)) option.textContent = texts.get(option.value);
+  }
 }
+
+const tenant_account_text = (account) => `${account.role} ${account.number} · ${formatMoney(account.balance?.available)}`;
+const account_text = (account) => `${account.name} ${account.number} · ${formatMoney(account.balance?.available)}`;
+const card_text = (card) => `•••• ${card.last_four} ${card.nickname ?? ''} · ${formatMoney(card.balance?.available)}`;
 
 function optgroup(label, options) {
   return h('optgroup', { label }, options.map(([value, text]) => h('option', { value }, text)));
 }
 
 function fund_tool(context, accounts, tenant_accounts) {
-  const slot = h('div', { class: 'created' });
   const target = h('select', { name: 'account' },
-    optgroup('Tenant accounts', tenant_accounts.map((account) => [account.id, `${account.role} ${account.number} · ${formatMoney(account.balance?.available)}`])),
-    optgroup('Ledger accounts', accounts.map((account) => [account.id, `${account.name} ${account.number} · ${formatMoney(account.balance?.available)}`])));
+    optgroup('Tenant accounts', tenant_accounts.map((account) => [account.id, tenant_account_text(account)])),
+    optgroup('Ledger accounts', accounts.map((account) => [account.id, account_text(account)])));
   if (context.route.query.fund) target.value = context.route.query.fund;
   const form = action_form({
     label: 'Fund an account',
     button: 'Fund account',
     fields: [field('Account', target), amount_field('fund_amount', 'Amount')],
+    paths: { amount: 'fund_amount' },
     submit: (form_element) => {
       const id = form_element.elements.account.value;
       const amount = read_amount(form_element, 'fund_amount');
@@ -44,15 +61,17 @@ function fund_tool(context, accounts, tenant_accounts) {
         : `/v1/sandbox/accounts/${encodeURIComponent(id)}/fund`;
       return post(path, id.startsWith('bbtacc_') ? { amount } : { amount, description: 'Funded from the console' });
     },
-    done: (account) => result(slot, `Funded ${account.name ?? account.number}. Available now `,
-      h('strong', { class: 'money', id: 'funded-balance' }, formatMoney(account.balance?.available)), '.'),
+    done: async (account) => {
+      await context.refresh_choices();
+      return succeeded(`Funded ${account.name ?? account.number}. Available now `,
+        h('strong', { class: 'money', id: 'funded-balance' }, formatMoney(account.balance?.available)), '.');
+    },
   });
-  return section('Fund an account', form, slot);
+  return section('Fund an account', form);
 }
 
 function attempt_tool(context, collections) {
   const { query } = context.route;
-  const slot = h('div', { class: 'created' });
   const payable = collections.filter((collection) => collection.key && (collection.state === 'ready' || collection.state === 'minimum_paid'));
   const chooser = select('collection', [['', 'type the key below'], ...payable.map((collection) => [collection.id,
     `${collection.nickname || collection.external_id} (${collection.key.value})`])]);
@@ -79,6 +98,7 @@ function attempt_tool(context, collections) {
       field('QR payment id (optional)', input('payment_id', { value: query.payment_id ?? '', maxlength: '36' }),
         'Pays that QR code of the collection.'),
       field('Forced error (optional)', select('error', k_errors)))],
+    paths: { amount: 'attempt_amount' },
     submit: (form_element) => {
       const body = {
         amount: read_amount(form_element, 'attempt_amount'),
@@ -91,19 +111,36 @@ function attempt_tool(context, collections) {
       if (form_element.elements.error.value) body.error = form_element.elements.error.value;
       return post('/api/v1/sandbox/collections/attempts', body);
     },
-    done: (attempt) => result(slot, h('p', {}, 'Attempt ', code(attempt.attempt_id), ': ',
-      h('strong', { id: 'attempt-state' }, attempt.attempt_state),
-      attempt.attempt_state_reason ? ` (${humanize(attempt.attempt_state_reason)})` : '',
-      attempt.attempt_state === 'pending' ? ' (it fails with the forced error in a moment)' : '', '. ',
-      link(`#/collections/${encodeURIComponent(attempt.collection_id)}`, 'See the collection'), ' · ',
-      link('#/tenant-accounts', 'See the balances'))),
+    done: async (attempt) => {
+      const links = [link(`#/collections/${encodeURIComponent(attempt.collection_id)}`, 'See the collection'), ' · ',
+        link('#/tenant-accounts', 'See the balances')];
+      const state = h('strong', { id: 'attempt-state' }, attempt.attempt_state);
+      if (attempt.attempt_state === 'rejected' || attempt.attempt_state === 'unsuccessful') {
+        return failed(h('p', {}, 'Attempt ', id_text(attempt.attempt_id), ': ', state,
+          attempt.attempt_state_reason ? ` (${humanize(attempt.attempt_state_reason)})` : '', '. ',
+          await what_to_change(attempt, collections), ' ', links));
+      }
+      await context.refresh_choices();
+      return succeeded(h('p', {}, 'Attempt ', id_text(attempt.attempt_id), ': ', state,
+        attempt.attempt_state === 'pending' ? ' (it fails with the forced error in a moment)' : '', '. ', links));
+    },
   });
-  return section('Simulate a payment attempt', form, slot);
+  return section('Simulate a payment attempt', form);
+}
+
+// What a payer would change after a rejected attempt: the amounts the collection takes.
+async function what_to_change(attempt, collections) {
+  const reason = attempt.attempt_state_reason ?? '';
+  if (reason === 'amount_mismatch') return 'Pay exactly the amount of the QR code.';
+  if (!/amount/.test(reason)) return 'Change the amount, the key or the forced error and try again.';
+  const collection = collections.find((item) => item.id === attempt.collection_id) ??
+    await get(`/api/v1/collections/${encodeURIComponent(attempt.collection_id)}`);
+  const room = collection.remaining_amount ? ` (${formatMoney(collection.remaining_amount)} left to collect)` : '';
+  return `This collection takes payments from ${formatMoney(collection.minimum_attempt_amount)} to ${formatMoney(collection.maximum_attempt_amount)}${room}: pay an amount in that range.`;
 }
 
 function authorize_tool(context, cards) {
-  const slot = h('div', { class: 'created' });
-  const card = select('card', cards.map((item) => [item.id, `•••• ${item.last_four} ${item.nickname ?? ''} · ${formatMoney(item.balance?.available)}`]));
+  const card = select('card', cards.map((item) => [item.id, card_text(item)]));
   if (context.route.query.card) card.value = context.route.query.card;
   const form = action_form({
     label: 'Authorize a card purchase',
@@ -117,6 +154,7 @@ function authorize_tool(context, cards) {
       field('Merchant id', input('mid', { value: 'CONSOLE001', maxlength: '15' })),
       field('Country', input('country', { value: 'CO', maxlength: '2' })),
       field('Channel', select('channel', [['online_purchase', 'online purchase'], ['physical_purchase', 'physical purchase'], ['atm_withdrawal', 'ATM withdrawal']])))],
+    paths: { amount: 'authorization_amount', 'merchant.name': 'merchant_name' },
     submit: (form_element) => {
       if (!card.value) throw local_error('card', 'issue a card first (Money, Cards)');
       return post(`/v1/sandbox/cards/${encodeURIComponent(card.value)}/authorizations`, {
@@ -128,22 +166,27 @@ function authorize_tool(context, cards) {
         channel: form_element.elements.channel.value,
       });
     },
-    done: (transaction) => result(slot, h('p', {},
-      h('strong', {}, humanize(transaction.type)), ' for ', formatMoney(transaction.amount),
-      transaction.decline_reason ? `: ${humanize(transaction.decline_reason)} (ISO 8583 ${transaction.iso8583_code})` : '', '. ',
-      link(`#/cards/${encodeURIComponent(transaction.card_id)}`, 'See the card'))),
+    done: async (transaction) => {
+      const see = link(`#/cards/${encodeURIComponent(transaction.card_id)}`, 'See the card');
+      await context.refresh_choices();
+      if (transaction.decline_reason) {
+        return failed(h('p', {}, h('strong', {}, humanize(transaction.type)), ' for ', formatMoney(transaction.amount),
+          `: ${humanize(transaction.decline_reason)} (ISO 8583 ${transaction.iso8583_code}). `,
+          transaction.decline_reason === 'insufficient_funds' ? 'Fund the card or authorize less. ' : '', see));
+      }
+      return succeeded(h('p', {}, h('strong', {}, humanize(transaction.type)), ' for ', formatMoney(transaction.amount), '. ', see));
+    },
   });
-  return section('Authorize a card purchase', form, slot);
+  return section('Authorize a card purchase', form);
 }
 
 function transfer_tool(context, originators) {
-  const slot = h('div', { class: 'created' });
   const form = action_form({
     label: 'Send a transfer to a key',
     button: 'Send transfer',
     classes: 'wide',
     fields: [h('div', { class: 'grid' },
-      field('From', select('tenant_account_id', originators.map((account) => [account.id, `${account.number} · ${formatMoney(account.balance?.available)}`]))),
+      field('From', select('tenant_account_id', originators.map((account) => [account.id, tenant_account_text(account)]))),
       field('To key', input('key', { required: true, placeholder: '3001234567 or @SHOP' }),
         'A cellphone, email, @alphanumeric, identification or merchant code key.'),
       amount_field('transfer_amount', 'Amount'),
@@ -163,23 +206,23 @@ function transfer_tool(context, originators) {
       const rejected = batch.rejected_transfers?.[0];
       if (rejected) {
         const path = { 'transfers.0.query.value': 'key', 'transfers.0.amount.amount': 'transfer_amount' }[rejected.path] ?? rejected.path;
-        throw local_error(path, `${rejected.message} (${rejected.error_code})`);
+        throw local_error(path, rejected.message, rejected.error_code);
       }
       return batch;
     },
-    done: (batch) => {
+    done: async (batch) => {
       const transfer = batch.accepted_transfers?.[0] ?? batch.duplicated_transfers?.[0];
-      result(slot, h('p', {}, 'Batch ', code(batch.id), ': transfer of ', formatMoney(transfer?.amount), ' ',
+      await context.refresh_choices();
+      return succeeded(h('p', {}, 'Batch ', id_text(batch.id), ': transfer of ', formatMoney(transfer?.amount), ' ',
         transfer ? transfer_state(transfer) : '', '. ',
         link(href('/transfers', { batch_id: batch.id }), 'Follow it')));
     },
   });
-  return section('Send a transfer to a key', form, slot);
+  return section('Send a transfer to a key', form);
 }
 
 async function clock_tool(context) {
   const now = h('span', { id: 'clock-now' });
-  const slot = h('div', { class: 'created' });
   await load_into(now, async () => time((await get('/api/v1/sandbox/clock')).now));
   const form = action_form({
     label: 'Advance the tenant clock',
@@ -195,12 +238,12 @@ async function clock_tool(context) {
     },
     done: (clock) => {
       clear(now).append(time(clock.now));
-      result(slot, 'The tenant clock is now ', time(clock.now), '. Expiries and transfers due by then happen now.');
+      return succeeded('The tenant clock is now ', time(clock.now), '. Expiries and transfers due by then happen now.');
     },
   });
   return section('Advance the tenant clock', details_list([['Tenant clock now', now]]),
     h('p', { class: 'hint' }, 'The clock only moves forward, at most a year per step; other tenants are not affected.'),
-    form, slot);
+    form);
 }
 
 export async function render(context) {
@@ -211,13 +254,16 @@ export async function render(context) {
     get('/v1/cards', { page_size: 100 }),
   ]);
   const originators = tenant_accounts.filter((account) => account.role === 'originator' && account.state === 'active');
-  return h('div', {},
+  const page = h('div', {});
+  const tools = { ...context, refresh_choices: () => refresh_choices(page) };
+  page.append(
     h('h1', {}, 'Sandbox tools'),
     h('p', {}, 'Drive the simulated network without writing code. These tools exist only in the sandbox.'),
     h('div', { class: 'tools' },
-      fund_tool(context, accounts.accounts ?? [], tenant_accounts),
-      attempt_tool(context, collections.collections ?? []),
-      authorize_tool(context, cards.cards ?? []),
-      transfer_tool(context, originators),
-      await clock_tool(context)));
+      fund_tool(tools, accounts.accounts ?? [], tenant_accounts),
+      attempt_tool(tools, collections.collections ?? []),
+      authorize_tool(tools, cards.cards ?? []),
+      transfer_tool(tools, originators),
+      await clock_tool(tools)));
+  return page;
 }

@@ -1,5 +1,5 @@
 // One tenant account of the instant-payment network: its balances and its statement.
-import { h, section, code, details_list } from '../dom.js';
+import { h, section, code, details_list, id_text } from '../dom.js';
 import { get, ApiError } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';
@@ -32,7 +32,7 @@ export async function render(context) {
       ['Held', h('span', { class: 'money' }, formatMoney(account.balance?.held))],
       ['Balance', h('span', { class: 'money' }, formatMoney(account.balance?.current))],
       ['Opened', time(account.inserted_at)],
-      ['Id', code(account.id)],
+      ['Id', id_text(account.id)],
     ])),
     statement);
 }

@@ -1,5 +1,5 @@
 // Money, tenant accounts: the tenant's accounts on the instant-payment network, with balances.
-import { h, select, field, code, section, link, table } from '../dom.js';
+import { h, select, field, code, section, link, table, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { time } from '../components.js';
 import { humanize } from '../format.js';
@@ -25,7 +25,7 @@ export async function render(context) {
         ['State', (account) => account.state],
         ['Beneficiary', (account) => account.beneficiary?.full_name ?? '—'],
         ...balance_columns(),
-        ['Id', (account) => code(account.id)],
+        ['Id', (account) => id_text(account.id, href(`/tenant-accounts/${account.id}`))],
         ['Opened', (account) => time(account.inserted_at)],
         ...(context.is_sandbox ? [['', (account) => link(href('/sandbox', { fund: account.id }), 'Fund', { 'aria-label': `Fund ${account.number}` })]] : []),
       ], accounts, 'No tenant accounts.')));

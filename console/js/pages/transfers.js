@@ -1,6 +1,6 @@
 // Money, outgoing transfers: grouped by batch, each with its state and timemarks (T110
 // received, T120 sent to the network, T130 ended). Filter by batch and state.
-import { h, field, select, input, section, code, table, badge, link } from '../dom.js';
+import { h, field, select, input, section, code, table, badge, link, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { pager } from '../components.js';
 import { formatMoney, formatTimestamp, humanize } from '../format.js';
@@ -64,7 +64,7 @@ export async function render(context) {
     batches.get(transfer.batch_id).push(transfer);
   }
   const groups = [...batches].map(([batch_id, items]) => h('div', { class: 'batch' },
-    h('h3', {}, 'Batch ', route.query.batch_id ? code(batch_id) : link(href('/transfers', { batch_id }), batch_id)),
+    h('h3', {}, 'Batch ', id_text(batch_id, route.query.batch_id ? null : href('/transfers', { batch_id }))),
     batch_table(batch_id, items)));
   return h('div', {},
     h('h1', {}, 'Outgoing transfers'),

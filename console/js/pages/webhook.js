@@ -1,6 +1,6 @@
 // One webhook endpoint: its settings, rotate its secret (shown once), enable or disable it,
 // and its delivery log with each attempt's status and a replay of its event.
-import { h, code, section, badge, clear, details_list, field, input, select } from '../dom.js';
+import { h, code, section, badge, clear, details_list, field, input, select, id_text } from '../dom.js';
 import { get, post, patch, del } from '../api.js';
 import { secret, time } from '../components.js';
 import { action_button, action_form, paged_table, load_into } from '../ui.js';
@@ -56,11 +56,11 @@ function delivery_list(context, endpoint_id) {
     route: context.route,
     empty: 'No deliveries yet: events that happen from now on are sent here.',
     columns: [
-      ['Event', (delivery) => h('span', {}, delivery.event_type, h('br'), code(delivery.event_id))],
+      ['Event', (delivery) => h('span', {}, delivery.event_type, h('br'), id_text(delivery.event_id))],
       ['Attempt', (delivery) => `${delivery.attempt}${delivery.replay ? ' (replay)' : ''}`],
       ['Status', delivery_status],
       ['Latency', (delivery) => `${delivery.latency_ms} ms`],
-      ['Error', (delivery) => delivery.error ?? '—'],
+      ['Error', (delivery) => (delivery.error ? h('span', { class: 'long-text' }, delivery.error) : '—')],
       ['Attempted', (delivery) => time(delivery.attempted_at)],
       ['Next try', (delivery) => time(delivery.next_attempt_at)],
       ['', (delivery) => (delivery.event_type === k_authorization_request ? '' : action_button('Replay', async () => {
@@ -96,11 +96,11 @@ export async function render(context) {
     }, { confirm_text: `Delete the endpoint ${endpoint.url}? Nothing more is sent to it.`, classes: 'danger' }),
     action_button('Refresh deliveries', () => load_into(deliveries, () => delivery_list(context, id))));
   return h('div', {},
-    h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhook endpoints'), ' / ', code(id)),
+    h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhook endpoints'), ' / ', endpoint.url),
     h('h1', {}, 'Webhook endpoint'),
     section('Endpoint', details_list([
       ['URL', endpoint.url],
-      ['Id', code(endpoint.id)],
+      ['Id', id_text(endpoint.id)],
       ['Description', endpoint.description ?? '—'],
       ['Events', endpoint.event_types?.length ? endpoint.event_types.join(', ') : 'all'],
       ['State', endpoint_state(endpoint)],

@@ -3,7 +3,7 @@
 import { h, field, input, code, section, badge, clear, link } from '../dom.js';
 import { post } from '../api.js';
 import { secret, time } from '../components.js';
-import { action_form, paged_table, text_value, load_into } from '../ui.js';
+import { action_form, paged_table, text_value, load_into, succeeded } from '../ui.js';
 
 export const title = 'Webhook endpoints';
 
@@ -36,11 +36,13 @@ export async function render(context) {
   const list = h('div', { id: 'webhook-list' });
   const created_slot = h('div', { class: 'created' });
   const form = action_form({
+    outcome: created_slot,
     label: 'Register a webhook endpoint',
     button: 'Register endpoint',
     fields: [
       field('URL', input('url', { type: 'url', required: true, placeholder: 'https://hooks.example.com/tesoro' }),
-        context.is_sandbox ? 'https, or http and a loopback host in the sandbox.' : 'An https URL.'),
+        context.is_sandbox ? 'http or https; in the sandbox a loopback host (127.0.0.1, localhost) is allowed too. Private networks need the operator\'s allow-list.'
+          : 'An https URL on a public host (private networks need the operator\'s allow-list).'),
       field('Description (optional)', input('description', { maxlength: '500' })),
       field('Event types (optional)', input('event_types', { placeholder: 'collection.paid, card_transaction.*' }),
         'Separated by commas; empty receives every event. docs/webhooks.md lists the types.'),
@@ -55,11 +57,10 @@ export async function render(context) {
     },
     done: async (endpoint, form_element) => {
       form_element.reset();
-      clear(created_slot).append(h('div', { class: 'success' },
-        h('p', {}, 'Registered ', link(`#/webhooks/${encodeURIComponent(endpoint.id)}`, endpoint.url), ' (', code(endpoint.id), ').'),
-        secret('signing secret', endpoint.secret)));
-      context.announce('Webhook endpoint registered. Copy its signing secret now: it is shown only once.');
       await load_into(list, () => endpoint_list(context));
+      return succeeded(
+        h('p', {}, 'Registered ', link(`#/webhooks/${encodeURIComponent(endpoint.id)}`, endpoint.url), ' (', code(endpoint.id), ').'),
+        secret('signing secret', endpoint.secret));
     },
   });
   await load_into(list, () => endpoint_list(context));
