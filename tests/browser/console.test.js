@@ -96,6 +96,8 @@ test(`signs in with the owner password init printed, by keyboard (${engine})`, a
   await page.goto(server.first.console_url);
   await settle(page, 'Sign in');
   await check(page, 'signin');
+  // Signed out, the form is not squeezed into the navigation's column.
+  assert.ok((await page.locator('form[aria-label="Sign in"]').boundingBox()).width >= 320, 'the sign-in form is 320 px wide or more');
 
   // A wrong password: the API's 401 is shown, and nobody is signed in.
   await page.fill('input[name=email]', server.first.owner_email);
@@ -251,11 +253,22 @@ test('simulates a payment attempt on the QR and sees the balance change', async 
   assert.equal(cell.trim(), formatMinor(after_minor, 'COP'));
   await check(page, 'tenant-accounts');
 
-  // A forced error: the attempt is recorded, then fails with that reason.
+  // An amount outside the collection's bounds is rejected: a failure, in red, that says the
+  // range it takes.
   await visit(page, server.base_url, `/sandbox?collection=${state.collection_id}`, 'Sandbox tools');
   await page.selectOption('select[name=collection]', state.collection_id);
-  await page.fill('input[name=attempt_amount]', '1.000');
+  const tool = page.locator('form[aria-label="Simulate a payment attempt"]');
+  await page.fill('input[name=attempt_amount]', '2.000.000');
   await page.fill('input[name=payment_id]', '');
+  await page.click('button:has-text("Simulate payment")');
+  await tool.locator('.error #attempt-state', { hasText: 'rejected' }).waitFor();
+  assert.match(await tool.locator('.error').innerText(),
+    /amount out of range.*payments from COP 1\.000,00 to COP 1\.000\.000,00/s);
+  assert.equal(await tool.locator('.success').count(), 0);
+  await check(page, 'sandbox-attempt-rejected');
+
+  // A forced error: the attempt is recorded, then fails with that reason.
+  await page.fill('input[name=attempt_amount]', '1.000');
   await page.selectOption('select[name=error]', 'tx_risk_control');
   await page.click('button:has-text("Simulate payment")');
   await page.locator('#attempt-state', { hasText: 'pending' }).waitFor();
