@@ -467,7 +467,28 @@ test('sends a transfer to a key and follows its batch, state and timemarks', asy
     const text = await page.locator('#event-list').innerText();
     return text.includes('collection.attempt_successful') && !text.includes('outgoing_transfer.');
   });
+  // Every event's data opened: the JSON scrolls inside its box, the page does not widen.
+  for (const summary of await page.locator('#event-list summary').all()) await summary.click();
   await check(page, 'events');
+});
+
+test("a failing endpoint's deliveries show their error at a readable width", async () => {
+  const { page } = owner;
+  // Port 9 on the loopback refuses connections; loopback URLs are allowed in the sandbox.
+  const endpoint = (await console_api(page, 'POST', '/v1/webhook_endpoints', {
+    body: { url: 'http://127.0.0.1:9/refused-by-the-receiver-with-a-long-path/tesoro/webhooks', description: 'refuses', event_types: ['cardholder.created'] },
+  })).body;
+  assert.ok(endpoint.id, 'the endpoint was registered');
+  await console_api(page, 'POST', '/v1/cards/cardholders', { body: { first_name: 'Delivery', last_name: 'Failure' } });
+  await poll('a failed delivery', async () => {
+    await visit(page, server.base_url, `/webhooks/${endpoint.id}`, 'Webhook endpoint');
+    return (await page.locator('#delivery-list').innerText()).includes('no response');
+  });
+  const error = page.locator('#delivery-list td[data-label="Error"]').first();
+  assert.notEqual((await error.innerText()).trim(), '—', 'the error is shown');
+  assert.ok((await error.boundingBox()).height < 120, 'the error is not wrapped a word a line');
+  await check(page, 'webhook-failing');
+  await console_api(page, 'DELETE', `/v1/webhook_endpoints/${endpoint.id}`);
 });
 
 test('adds an account holder', async () => {
