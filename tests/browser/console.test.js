@@ -9,7 +9,7 @@ import http from 'node:http';
 
 import {
   Server, open_browser, screenshot, visit, settle, unlabelled_controls, console_api, engine,
-  overflow_problems, accessibility_problems,
+  overflow_problems, accessibility_problems, keyboard_unreachable,
 } from './harness.js';
 import { parsePesos, formatMinor } from '../../console/js/format.js';
 
@@ -646,6 +646,16 @@ test('a state change without the CSRF token, or from another origin, is refused'
   });
   assert.equal(foreign.status, 403);
   assert.equal((await console_api(page, 'GET', '/keys')).body.data.length, count, 'no key was made');
+});
+
+test('every control of the main pages is reached by the keyboard', async () => {
+  const { page } = owner;
+  for (const [route, heading] of [['/', 'Overview'], ['/keys', 'API keys'], ['/webhooks', 'Webhook endpoints'],
+    ['/accounts', 'Accounts'], [`/cards/${state.card_id}`, 'Card'], [`/collections/${state.collection_id}`, 'Collection'],
+    ['/sandbox', 'Sandbox tools']]) {
+    await visit(page, server.base_url, route, heading);
+    assert.deepEqual(await keyboard_unreachable(page), [], `controls of ${route} Tab never reaches`);
+  }
 });
 
 test('is usable 390 pixels wide', async () => {

@@ -229,6 +229,33 @@ export async function accessibility_problems(page) {
   });
 }
 
+// The visible controls of the page (links, buttons, fields, scrolling tables) that pressing
+// Tab from the top never reaches: empty when every one can be reached by keyboard.
+export async function keyboard_unreachable(page) {
+  const names = await page.evaluate(() => {
+    let next = 0;
+    const controls = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')]
+      .filter((element) => {
+        const rect = element.getBoundingClientRect();
+        return rect.width > 0 && rect.height > 0 && !element.disabled && element.tabIndex >= 0 &&
+          !element.closest('[hidden], [inert]');
+      });
+    for (const element of controls) element.dataset.keyboardCheck = String(next++);
+    document.activeElement?.blur();
+    window.scrollTo(0, 0);
+    return controls.length;
+  });
+  const reached = new Set();
+  for (let press = 0; press < names + 5; press += 1) {
+    await page.keyboard.press('Tab');
+    const mark = await page.evaluate(() => document.activeElement?.dataset?.keyboardCheck ?? null);
+    if (mark !== null) reached.add(mark);
+  }
+  return page.evaluate((seen) => [...document.querySelectorAll('[data-keyboard-check]')]
+    .filter((element) => !seen.includes(element.dataset.keyboardCheck))
+    .map((element) => element.outerHTML.slice(0, 120)), [...reached]);
+}
+
 // A screenshot of the page as it is now, in the output folder.
 export async function screenshot(page, name) {
   fs.mkdirSync(output_dir, { recursive: true });
