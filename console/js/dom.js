@@ -115,11 +115,15 @@ export function money(text) {
 // its end tells ids of one page apart; the whole id is one hover, one copy or one link away.
 const k_id_shown_at_end = 8;
 
+// An id without a prefix (a QR code's payment id) shows its first characters in its place.
+const k_id_shown_without_prefix = 4;
+
 export function shortened_id(id) {
   const text = String(id ?? '');
-  const prefix = text.slice(0, text.indexOf('_') + 1);
-  if (text.length <= prefix.length + k_id_shown_at_end + 2) return text;
-  return `${prefix}…${text.slice(-k_id_shown_at_end)}`;
+  const underscore = text.indexOf('_');
+  const head = text.slice(0, underscore > 0 ? underscore + 1 : k_id_shown_without_prefix);
+  if (text.length <= head.length + k_id_shown_at_end + 2) return text;
+  return `${head}…${text.slice(-k_id_shown_at_end)}`;
 }
 
 // An id where a table or a list shows one: shortened in the middle (the whole id in its

@@ -92,7 +92,7 @@ test('ids are shortened in the middle: prefix, ellipsis, last eight characters',
   assert.equal(shortened_id('bbtacc_5V1Z7sRbo8AMlfKABGDr8H'), 'bbtacc_…KABGDr8H');
   assert.equal(shortened_id('evt_5V1Z7sRbo8AMlfKABGDr8H'), 'evt_…KABGDr8H');
   assert.equal(shortened_id('cli_short'), 'cli_short');
-  assert.equal(shortened_id('abcdefghijklmnopqrstu'), '…nopqrstu', 'no prefix: the end only');
+  assert.equal(shortened_id('abcdefghijklmnopqrstu'), 'abcd…nopqrstu', 'no prefix: its first four');
   assert.equal(shortened_id(''), '');
 });
 

@@ -47,7 +47,8 @@ function authorization_form(context, path, endpoint) {
   });
 }
 
-function delivery_list(context, endpoint_id) {
+// `refresh()` draws the list again (after a replay, which adds an attempt).
+function delivery_list(context, endpoint_id, refresh) {
   const path = `/v1/webhook_endpoints/${encodeURIComponent(endpoint_id)}`;
   return paged_table({
     path: `${path}/deliveries`,
@@ -66,6 +67,7 @@ function delivery_list(context, endpoint_id) {
       ['', (delivery) => (delivery.event_type === k_authorization_request ? '' : action_button('Replay', async () => {
         await post(`${path}/deliveries/${encodeURIComponent(delivery.event_id)}/replay`);
         context.announce(`Event ${delivery.event_id} queued again.`);
+        await refresh();
       }, { label: `Replay ${delivery.event_type} ${delivery.event_id}` }))],
     ],
   });
@@ -77,7 +79,8 @@ export async function render(context) {
   const endpoint = await get(path);
   const secret_slot = h('div', { class: 'created' });
   const deliveries = h('div', { id: 'delivery-list' });
-  await load_into(deliveries, () => delivery_list(context, id));
+  const refresh = () => load_into(deliveries, () => delivery_list(context, id, refresh));
+  await refresh();
   const actions = h('div', { class: 'actions' },
     action_button('Rotate secret', async () => {
       const rotated = await post(`${path}/rotate_secret`);
@@ -94,7 +97,7 @@ export async function render(context) {
       await del(path);
       go('/webhooks');
     }, { confirm_text: `Delete the endpoint ${endpoint.url}? Nothing more is sent to it.`, classes: 'danger' }),
-    action_button('Refresh deliveries', () => load_into(deliveries, () => delivery_list(context, id))));
+    action_button('Refresh deliveries', refresh));
   return h('div', {},
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/webhooks' }, 'Webhook endpoints'), ' / ', endpoint.url),
     h('h1', {}, 'Webhook endpoint'),
