@@ -1,6 +1,7 @@
 // QR codes of collections over HTTP (POST /api/v1/collections/{collection_id}/qr): the
 // record, the payload read back with the codec's parser, the image read by a real QR reader
-// (zbarimg), each of the contract's six rules and every error path.
+// (zbarimg), each of the contract's six rules and every error path; and GET of the same path,
+// the collection's codes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -470,6 +471,72 @@ TEST(QrCodes, TheCollectionsScopeIsRequired) {
   Reply none = server.post("/api/v1/collections/" + id + "/qr", R"({"usage_mode":"multiple_use"})");
   EXPECT_EQ(none.status, 401);
   EXPECT_EQ(none.error_code(), "missing_authorization_header");
+}
+
+TEST(QrCodes, ACollectionsCodesAreListedNewestFirstWithoutImages) {
+  Server& server = Server::shared();
+  Tenant tenant = init_tenant(server);
+  std::string id = text(create_collection(server, tenant), "id");
+  std::string other_id = text(create_collection(server, tenant), "id");
+  ASSERT_EQ(create_qr(server, tenant, other_id, R"({"usage_mode":"multiple_use"})").status, 201);
+  const std::string path = "/api/v1/collections/" + id + "/qr";
+  Reply empty = server.get(path, {tenant.bearer});
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_TRUE(empty.json().at("qr_codes").as_array().empty());
+  EXPECT_EQ(empty.json().at("pagination").at("total_items").as_int64(), 0);
+
+  std::vector<json::value> made;
+  for (int i = 0; i < 12; ++i) {
+    Reply reply = create_qr(server, tenant, id, i % 2 ? dynamic_body(1000 + i)
+                                                      : std::string(R"({"usage_mode":"multiple_use"})"));
+    ASSERT_EQ(reply.status, 201) << reply.body;
+    made.push_back(reply.json());
+  }
+  Reply first = server.get(path + "?page_size=10", {tenant.bearer});
+  ASSERT_EQ(first.status, 200) << first.body;
+  const json::value page = first.json();
+  const json::array& codes = page.at("qr_codes").as_array();
+  ASSERT_EQ(codes.size(), 10u);
+  EXPECT_EQ(page.at("pagination").at("total_items").as_int64(), 12);
+  EXPECT_EQ(page.at("pagination").at("total_pages").as_int64(), 2);
+  // Newest first: the last made leads. Each is the record made, less its image.
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    json::object expected = made[made.size() - 1 - i].as_object();
+    expected.erase("image");
+    EXPECT_EQ(codes[i].as_object(), expected) << i;
+    EXPECT_FALSE(codes[i].as_object().contains("image"));
+  }
+  Reply second = server.get(path + "?page_size=10&page_number=2", {tenant.bearer});
+  ASSERT_EQ(second.status, 200) << second.body;
+  const json::value rest = second.json();
+  ASSERT_EQ(rest.at("qr_codes").as_array().size(), 2u);
+  EXPECT_EQ(text(rest.at("qr_codes").at(1), "id"), text(made.front(), "id"));
+
+  // A read-only client may list; a bad page or an unknown parameter is a 400.
+  EXPECT_EQ(server.get(path, {init_tenant(server, "collections:readonly").bearer}).status, 200);
+  Reply bad_page = server.get(path + "?page_size=5000", {tenant.bearer});
+  EXPECT_EQ(bad_page.status, 400);
+  EXPECT_EQ(bad_page.error_code(), "validation_error");
+  EXPECT_EQ(server.get(path + "?state=ready", {tenant.bearer}).status, 400);
+  EXPECT_EQ(server.get(path, {init_tenant(server, "outgoing_transfers").bearer}).status, 403);
+  EXPECT_EQ(server.get(path).status, 401);
+}
+
+TEST(QrCodes, AnotherTenantsOrAnUnknownCollectionsCodesAreNotFound) {
+  Server& server = Server::shared();
+  Tenant tenant = init_tenant(server);
+  std::string id = text(create_collection(server, tenant), "id");
+  ASSERT_EQ(create_qr(server, tenant, id, R"({"usage_mode":"multiple_use"})").status, 201);
+  Tenant stranger = other_tenant(server, "QR list stranger");
+  Reply theirs = server.get("/api/v1/collections/" + id + "/qr", {stranger.bearer});
+  EXPECT_EQ(theirs.status, 404) << theirs.body;
+  EXPECT_EQ(theirs.error_code(), "collection_not_found");
+  Reply unknown = server.get("/api/v1/collections/bbcol_AAAAAAAAAAAAAAAAAAAAAA/qr", {tenant.bearer});
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.error_code(), "collection_not_found");
+  Reply malformed = server.get("/api/v1/collections/nope/qr", {tenant.bearer});
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_EQ(malformed.error_code(), "validation_error");
 }
 
 TEST(QrCodes, AReplayWithTheSameIdempotencyKeyReturnsTheSameCode) {

@@ -1,5 +1,7 @@
-// POST /api/v1/collections/{collection_id}/qr: a QR code of a collection, with its PNG.
+// POST /api/v1/collections/{collection_id}/qr: a QR code of a collection, with its PNG; GET:
+// the collection's codes, newest first, without images.
 #include "api/context.hpp"
+#include "api/lists.hpp"
 #include "api/validation/readers.hpp"
 #include "core/ids.hpp"
 #include "domain/collections/collections.hpp"
@@ -104,11 +106,31 @@ http::Response create(Context& context) {
       });
 }
 
+http::Response list(Context& context) {
+  Problems problems;
+  std::string collection_id = check_path_id(context.param("collection_id"), "bbcol",
+                                            "a collection", problems, "collection_id");
+  QueryReader query(context.query, problems);
+  Page page = read_page(query);
+  query.reject_unknown();
+  if (!problems.empty()) return context.error(problems.to_error());
+  return context.read([&](store::Tx& tx) -> Result<http::Response> {
+    auto collection = collections::get_collection(tx, context.tenant_id(), collection_id);
+    if (!collection) return std::move(collection).error();
+    return paginated_text("qr_codes", page,
+                          collections::list_qr_codes(tx, context.tenant_id(), collection_id,
+                                                     page.offset(), page.size),
+                          collections::qr_code_text);
+  });
+}
+
 }  // namespace
 
 void add_qr_code_routes(Routes& routes) {
   routes.push_back({"POST", "/api/v1/collections/{collection_id}/qr", AuthKind::participant,
                     "collections", create});
+  routes.push_back({"GET", "/api/v1/collections/{collection_id}/qr", AuthKind::participant,
+                    "collections:readonly", list});
 }
 
 }  // namespace tesoro::api

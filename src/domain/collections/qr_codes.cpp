@@ -8,6 +8,7 @@
 #include "core/qr_image.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/ledger/accounts.hpp"
+#include "store/pages.hpp"
 
 namespace tesoro::collections {
 namespace {
@@ -249,6 +250,15 @@ void count_qr_attempt(store::Tx& tx, const std::string& tenant_id, const std::st
           {time::iso(now), tenant_id, qr_code_id});
 }
 
+PageOf<QrCode> list_qr_codes(store::Tx& tx, const std::string& tenant_id,
+                             const std::string& collection_id, std::int64_t offset,
+                             std::int64_t limit) {
+  return store::query_page<QrCode>(tx, k_columns,
+                                   " FROM qr_codes WHERE tenant_id = ? AND collection_id = ?",
+                                   {tenant_id, collection_id}, "inserted_at DESC, id DESC",
+                                   offset, limit, from_row);
+}
+
 std::string qr_code_text(const QrCode& qr) {
   json_text::Writer out(qr.image.size() + 1024);
   out.begin_object().key("id").string(qr.id).key("collection_id").string(qr.collection_id);
@@ -269,7 +279,8 @@ std::string qr_code_text(const QrCode& qr) {
   }
   out.key("failed_attempts").integer(qr.failed_attempts);
   out.key("successful_attempts").integer(qr.successful_attempts);
-  out.key("image").string(qr.image).key("image_width").integer(qr.image_width);
+  if (!qr.image.empty()) out.key("image").string(qr.image);
+  out.key("image_width").integer(qr.image_width);
   out.key("key_type").string(qr.key_type).key("key_value").string(qr.key_value);
   out.key("payment_id").string(qr.payment_id);
   out.key("inserted_at").string(qr.inserted_at).key("updated_at").string(qr.updated_at);

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "core/emvco.hpp"
+#include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
 #include "store/store.hpp"
@@ -116,7 +117,14 @@ std::optional<QrCode> find_qr_by_payment_id(store::Tx& tx, const std::string& te
 void count_qr_attempt(store::Tx& tx, const std::string& tenant_id, const std::string& qr_code_id,
                       bool successful, time::Micros now);
 
-// The contract's QR code record (with `image`).
+// The collection's QR codes, newest first (ties by id), without their images: an image is
+// made on creation only. The caller checks the collection is the tenant's.
+PageOf<QrCode> list_qr_codes(store::Tx& tx, const std::string& tenant_id,
+                             const std::string& collection_id, std::int64_t offset,
+                             std::int64_t limit);
+
+// The contract's QR code record: with `image` when it has one (on creation), without the key
+// in a list.
 std::string qr_code_text(const QrCode& qr);
 
 // A name as the EMVCo merchant name (tag 59) takes it: emvco::ascii_field (accents dropped, other
