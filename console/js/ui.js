@@ -121,15 +121,16 @@ export function action_button(text, run, { confirm_text, classes = 'secondary', 
 }
 
 // One page of a paginated list: GET path with page_number/page_size (and filters), the items
-// under `plural` in a table, and the pager linking to the same route with another `page`.
-export async function paged_table({ path, plural, query = {}, caption, columns, route, empty }) {
-  const page_number = Math.max(1, Number.parseInt(route.query.page ?? '1', 10) || 1);
+// under `plural` in a table, and the pager linking to the same route with another page, in the
+// query parameter `page_param` (two lists on one page page apart).
+export async function paged_table({ path, plural, query = {}, caption, columns, route, empty, page_param = 'page' }) {
+  const page_number = Math.max(1, Number.parseInt(route.query[page_param] ?? '1', 10) || 1);
   const answer = await get(path, { ...query, page_number, page_size: k_page_size });
   const items = answer[plural] ?? [];
   return h('div', { class: 'list' },
     table(caption, columns, items, empty),
     answer.pagination ? pager(answer.pagination,
-      (page) => href(route.path, { ...route.query, page })) : null);
+      (page) => href(route.path, { ...route.query, [page_param]: page })) : null);
 }
 
 // A section whose content loads from the API; an error shows in its place.

@@ -229,6 +229,14 @@ test('creates a collection and a QR code, whose image is shown and downloads', a
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
   assert.match(download.suggestedFilename(), /^bbqr_.*\.png$/);
   state.simulate_href = await page.locator('a', { hasText: 'Simulate a payment on this QR' }).getAttribute('href');
+  // The collection's list of codes shows the new one at once, and keeps every earlier one.
+  const qr_rows = page.locator('#qr-list tbody tr');
+  assert.equal(await qr_rows.count(), 1);
+  await page.fill('input[name=amount]', '');
+  await page.click('button:has-text("Create QR code")');
+  await poll('the second code in the list', async () => (await qr_rows.count()) === 2);
+  assert.match(await qr_rows.nth(0).locator('td[data-label="Amount"]').innerText(), /typed by the payer/);
+  assert.match(await qr_rows.nth(1).locator('td[data-label="Amount"]').innerText(), /COP 50\.000,00/);
   await check(page, 'collection-qr');
 });
 

@@ -28,6 +28,31 @@ function attempt_list(context, id) {
   });
 }
 
+// Every QR code of the collection, newest first (GET .../qr; the image comes on creation only).
+function qr_list(context, collection) {
+  return paged_table({
+    path: `/api/v1/collections/${encodeURIComponent(collection.id)}/qr`,
+    plural: 'qr_codes',
+    caption: 'QR codes, newest first',
+    route: context.route,
+    page_param: 'qr_page',
+    empty: 'No QR codes yet.',
+    columns: [
+      ['Created', (qr) => time(qr.inserted_at)],
+      ['Kind', (qr) => (qr.usage_mode === 'single_use' ? 'dynamic' : 'static')],
+      ['Amount', (qr) => (qr.amount ? money(formatMoney(qr.amount)) : 'typed by the payer')],
+      ['Expires', (qr) => time(qr.expires_at)],
+      ['Payments', (qr) => `${qr.successful_attempts} paid, ${qr.failed_attempts} failed`],
+      ['Payment id', (qr) => id_text(qr.payment_id)],
+      ['Id', (qr) => id_text(qr.id)],
+      ...(context.is_sandbox ? [['', (qr) => link(href('/sandbox', {
+        key_type: qr.key_type, key_value: qr.key_value, payment_id: qr.payment_id,
+        amount: qr.amount ? formatAmountInput(qr.amount.amount) : '', collection: collection.id,
+      }), 'Simulate a payment', { 'aria-label': `Simulate a payment on QR ${qr.payment_id}` })]] : []),
+    ],
+  });
+}
+
 // The QR just created: its PNG (the API sends it as a data: URL, on creation only), a link
 // that downloads it, and its payload.
 function show_qr(context, collection, qr) {
@@ -51,7 +76,7 @@ function show_qr(context, collection, qr) {
     }), 'Simulate a payment on this QR')) : null);
 }
 
-function qr_form(context, collection) {
+function qr_form(context, collection, list) {
   const slot = h('div', { class: 'created' });
   const form = action_form({
     outcome: slot,
@@ -79,7 +104,10 @@ function qr_form(context, collection) {
       if (width) body.image_width = Number(width);
       return post(`/api/v1/collections/${encodeURIComponent(collection.id)}/qr`, body);
     },
-    done: (qr) => show_qr(context, collection, qr),
+    done: async (qr) => {
+      await load_into(list, () => qr_list(context, collection));
+      return show_qr(context, collection, qr);
+    },
   });
   return [form, slot];
 }
@@ -90,6 +118,8 @@ export async function render(context) {
   const attempts = h('div', { id: 'attempt-list' });
   await load_into(attempts, () => attempt_list(context, id));
   const payable = collection.state === 'ready' || collection.state === 'minimum_paid';
+  const codes = h('div', { id: 'qr-list' });
+  await load_into(codes, () => qr_list(context, collection));
   return h('div', {},
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/collections' }, 'Collections'), ' / ', collection.external_id),
     h('h1', {}, `Collection ${collection.nickname || collection.external_id}`),
@@ -108,7 +138,8 @@ export async function render(context) {
       ['Expires', time(collection.expires_at)],
       ['Created', time(collection.inserted_at)],
     ])),
-    payable ? section('Create a QR code', qr_form(context, collection))
-      : section('QR codes', h('p', {}, `A ${collection.state} collection cannot get new QR codes.`)),
+    section('QR codes', codes),
+    payable ? section('Create a QR code', qr_form(context, collection, codes))
+      : section('New QR codes', h('p', {}, `A ${humanize(collection.state)} collection cannot get new QR codes.`)),
     section('Attempts', attempts));
 }
