@@ -210,6 +210,7 @@ test('registers a webhook endpoint, its secret shown once', async () => {
 test('creates a collection and a QR code, whose image is shown and downloads', async () => {
   const { page } = owner;
   await visit(page, server.base_url, '/collections', 'Collections');
+  await check(page, 'collections');
   await page.fill('input[name=nickname]', 'Browser shop');
   await page.click('button:has-text("Create collection")');
   await settle(page, 'Collection Browser shop');
@@ -286,6 +287,31 @@ test('simulates a payment attempt on the QR and sees the balance change', async 
   });
   assert.match(await page.locator('#attempt-list').innerText(), /successful/);
   await check(page, 'collection-attempts');
+});
+
+test('a single-use collection offers only a dynamic code, and once paid has nothing left to pay', async () => {
+  const { page } = owner;
+  const item = {
+    external_id: `single-${Date.now()}`, tenant_account_id: server.first.tenant_account_ids[0], usage_mode: 'single_use',
+    minimum_attempt_amount: { amount: 200000, currency: 'COP' }, maximum_attempt_amount: { amount: 200000, currency: 'COP' },
+    total_minimum_amount: { amount: 200000, currency: 'COP' }, total_maximum_amount: { amount: 200000, currency: 'COP' },
+  };
+  const collection = (await console_api(page, 'POST', '/api/v1/collections', { body: { collections: [item] } })).body.created[0];
+  await visit(page, server.base_url, `/collections/${collection.id}`, 'Collection');
+  assert.deepEqual(await page.locator('select[name=usage_mode] option').evaluateAll((options) => options.map((option) => option.value)),
+    ['single_use'], 'no static code for a single-use collection');
+  const paid = await console_api(page, 'POST', '/api/v1/sandbox/collections/attempts', {
+    body: { amount: { amount: 200000, currency: 'COP' }, creditor_key_type: collection.key.type, creditor_key_value: collection.key.value },
+  });
+  assert.equal(paid.body.attempt_state, 'successful');
+  const after = (await console_api(page, 'GET', `/api/v1/collections/${collection.id}`)).body;
+  assert.equal(after.state, 'paid', JSON.stringify(after));
+  const remaining = page.locator('dt', { hasText: 'Remaining' }).locator('xpath=following-sibling::dd[1]');
+  await page.reload();  // the same route: drawn again from the server
+  await settle(page, 'Collection');
+  assert.equal((await remaining.innerText()).trim(), 'nothing: the collection is paid');
+  assert.equal(await page.locator('form[aria-label="Create a QR code"]').count(), 0);
+  await check(page, 'collection-paid');
 });
 
 test('shows the webhook deliveries with their status, and replays one', async () => {
