@@ -1,6 +1,6 @@
 // One ledger account (or a card's prepaid balance): its balances, its balance as of an instant,
 // and its statement.
-import { h, field, input, section, code, details_list, link, id_text } from '../dom.js';
+import { h, field, input, section, details_list, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { time, error_box } from '../components.js';
 import { formatMoney, humanize } from '../format.js';

@@ -1,6 +1,6 @@
 // One card: its state and balances, spending limits, and its transactions with the reason of
 // each decline. In the sandbox, pending authorizations can be captured or reversed here.
-import { h, code, section, details_list, table, id_text, money, link } from '../dom.js';
+import { h, section, details_list, table, id_text, money, link } from '../dom.js';
 import { get, post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';

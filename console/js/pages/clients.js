@@ -1,5 +1,5 @@
 // Settings, OAuth clients of the participant API: create (the secret shown once), list, revoke.
-import { h, table, code, section, clear, id_text } from '../dom.js';
+import { h, table, code, section, id_text } from '../dom.js';
 import { get, post } from '../api.js';
 import { secret, time } from '../components.js';
 import { action_form, local_error, load_into, revocation_columns, succeeded } from '../ui.js';

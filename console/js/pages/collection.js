@@ -1,6 +1,6 @@
 // One collection: its limits and keys, a QR code created here (its image shown and
 // downloadable), and its payment attempts.
-import { h, field, input, select, section, code, details_list, clear, link, id_text, money } from '../dom.js';
+import { h, field, input, select, section, code, details_list, link, id_text, money } from '../dom.js';
 import { get, post } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, formatAmountInput, humanize } from '../format.js';

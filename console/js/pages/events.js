@@ -1,5 +1,5 @@
 // Money, events: every state change of the tenant, newest first, filterable by type.
-import { h, field, input, section, code, id_text } from '../dom.js';
+import { h, field, input, section, id_text } from '../dom.js';
 import { time } from '../components.js';
 import { paged_table, load_into } from '../ui.js';
 import { go } from '../router.js';

@@ -1,5 +1,5 @@
 // One account holder: who they are, and their accounts with balances.
-import { h, section, code, details_list, link, id_text } from '../dom.js';
+import { h, section, details_list, link, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { time } from '../components.js';
 import { formatMoney, humanize } from '../format.js';

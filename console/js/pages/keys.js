@@ -1,6 +1,6 @@
 // Settings, API keys: create one (environment and scopes chosen here, the secret shown once),
 // list them by prefix, revoke.
-import { h, field, select, table, code, section, clear } from '../dom.js';
+import { h, field, select, table, code, section } from '../dom.js';
 import { get, post } from '../api.js';
 import { secret, time } from '../components.js';
 import { action_form, local_error, load_into, revocation_columns, succeeded } from '../ui.js';

@@ -1,7 +1,7 @@
 // An account's statement, shared by the account, tenant account and card pages: its postings
 // newest first with the balance each left, filtered by time (UTC, as every time here is shown),
 // and the filtered statement downloaded as CSV.
-import { h, field, input, section, code, id_text } from '../dom.js';
+import { h, field, input, section, id_text } from '../dom.js';
 import { get_csv } from '../api.js';
 import { time, error_box } from '../components.js';
 import { formatMoney, humanize } from '../format.js';

@@ -1,5 +1,5 @@
 // Money, tenant accounts: the tenant's accounts on the instant-payment network, with balances.
-import { h, select, field, code, section, link, table, id_text } from '../dom.js';
+import { h, select, field, section, link, table, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { time } from '../components.js';
 import { humanize } from '../format.js';

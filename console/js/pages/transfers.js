@@ -1,6 +1,6 @@
 // Money, outgoing transfers: grouped by batch, each with its state and timemarks (T110
 // received, T120 sent to the network, T130 ended). Filter by batch and state.
-import { h, field, select, input, section, code, table, badge, link, id_text } from '../dom.js';
+import { h, field, select, input, section, code, table, badge, id_text } from '../dom.js';
 import { get } from '../api.js';
 import { pager } from '../components.js';
 import { formatMoney, formatTimestamp, humanize } from '../format.js';

@@ -1,6 +1,6 @@
 // One webhook endpoint: its settings, rotate its secret (shown once), enable or disable it,
 // and its delivery log with each attempt's status and a replay of its event.
-import { h, code, section, badge, clear, details_list, field, input, select, id_text } from '../dom.js';
+import { h, section, badge, clear, details_list, field, input, select, id_text } from '../dom.js';
 import { get, post, patch, del } from '../api.js';
 import { secret, time } from '../components.js';
 import { action_button, action_form, paged_table, load_into } from '../ui.js';

@@ -1,6 +1,6 @@
 // Settings, webhook endpoints: register one (its signing secret shown once) and list them;
 // each links to its page (rotate, deliveries, replay).
-import { h, field, input, code, section, badge, clear, link } from '../dom.js';
+import { h, field, input, code, section, badge, link } from '../dom.js';
 import { post } from '../api.js';
 import { secret, time } from '../components.js';
 import { action_form, paged_table, text_value, load_into, succeeded } from '../ui.js';
