@@ -1,6 +1,7 @@
 #include "core/crypto.hpp"
 
 #include "core/limits.hpp"
+#include "core/random.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -178,6 +179,10 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
 
 std::string random_bytes(std::size_t count) {
   std::string raw(count, '\0');
+  if (random::Source* source = random::replacement()) {
+    source->fill(reinterpret_cast<unsigned char*>(raw.data()), count, /*secret=*/true);
+    return raw;
+  }
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(count)) != 1) {
     throw std::runtime_error("RAND_bytes failed");  // no entropy: nothing safe to do
   }
@@ -233,6 +238,10 @@ struct RandomPool {
 }  // namespace
 
 void pooled_random_bytes(unsigned char* out, std::size_t count) {
+  if (random::Source* source = random::replacement()) {
+    source->fill(out, count, /*secret=*/false);
+    return;
+  }
   static std::once_flag registered;
   std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, on_fork_child); });
   thread_local RandomPool pool;

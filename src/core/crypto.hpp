@@ -17,7 +17,8 @@ std::array<unsigned char, 32> sha256(std::string_view data);
 std::string hmac_sha256_hex(std::string_view key, std::string_view data);
 // The raw 32 bytes of HMAC-SHA256 (webhook signatures are its base64).
 std::string hmac_sha256(std::string_view key, std::string_view data);
-// `count` bytes from the cryptographic random source.
+// `count` bytes from the cryptographic random source (or the source a test put in place:
+// core/random.hpp).
 std::string random_bytes(std::size_t count);
 // `count` bytes from the same source, drawn through a per-thread pool that RAND_bytes refills in
 // blocks: one RAND_bytes call per record id cost more than the rest of the id. For values that
