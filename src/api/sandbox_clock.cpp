@@ -4,7 +4,7 @@
 #include "api/context.hpp"
 #include "api/validation/readers.hpp"
 #include "core/limits.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 
 namespace tesoro::api {
 namespace {

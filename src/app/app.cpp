@@ -12,7 +12,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "domain/cards/card_transactions.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/console/sessions.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // The one source of real time. Domain and API code take time from a Clock (reached through the
 // handler's services, or handed in as a `now` parameter), never from the system clock directly,
-// so that the sandbox can move a tenant's time (domain/clock) and tests can govern it.
+// so that the sandbox can move a tenant's time (domain/tenant_clock) and tests can govern it.
 #include "core/time.hpp"
 
 namespace tesoro::time {

@@ -12,7 +12,7 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "core/thread_priority.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 
 namespace tesoro::workers {
 namespace {

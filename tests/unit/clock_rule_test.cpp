@@ -1,5 +1,5 @@
 // The rule of core/clock.hpp, enforced: domain, API and worker code takes real time from a Clock
-// or a `now` parameter, never from the system clock, so that a tenant's clock (domain/clock) and
+// or a `now` parameter, never from the system clock, so that a tenant's clock (domain/tenant_clock) and
 // the tests govern it. A review misses a stray clock read; this scan of the sources does not.
 #include <gtest/gtest.h>
 

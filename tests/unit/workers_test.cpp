@@ -13,7 +13,7 @@
 
 #include "core/metrics.hpp"
 #include "domain/auth/credentials.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/jobs/jobs.hpp"
 #include "test_stores.hpp"
 #include "workers/runner.hpp"

@@ -22,7 +22,7 @@ struct Principal {
   std::vector<std::string> scopes;
   std::string environment;
   std::string key_prefix;  // an API key's display prefix (sk_sandbox_AbCd); empty for tokens
-  // The tenant's clock offset (domain/clock), read with the credential: one lookup, no more.
+  // The tenant's clock offset (domain/tenant_clock), read with the credential: one lookup, no more.
   time::Micros clock_offset_micros = 0;
   // Whether the tenant may have an endpoint deciding its card authorizations, read with the
   // credential (tenants.authorization_endpoints): false lets an authorization skip looking for

@@ -6,7 +6,7 @@
 #include "core/ids.hpp"
 #include "core/limits.hpp"
 #include "domain/cards/cardholders.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "store/pages.hpp"
 

@@ -2,7 +2,7 @@
 // Authorization decisioning by the tenant (decisions.md, "Authorization decisioning by the
 // tenant"; docs/webhooks.md): an authorization or increment that passes every check of Tesoro's
 // own is put to the tenant's authorization endpoint (webhooks::authorization_endpoint), whose
-// answer decides it. The round trip, as the API runs it (api/core/card_transactions.cpp):
+// answer decides it. The round trip, as the API runs it (api/core_api/card_transactions.cpp):
 //
 // 1. In a read snapshot, on a worker: Tesoro's checks (cards::approvable_authorization,
 //    cards::incrementable) and, when they approve, the endpoint and its signing secrets (ask()).

@@ -12,7 +12,7 @@
 #include "core/limits.hpp"
 #include "core/money.hpp"
 #include "domain/cards/configuration_groups.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"

@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "core/ids.hpp"
-#include "domain/json_columns.hpp"
+#include "store/json_columns.hpp"
 #include "domain/events/events.hpp"
 #include "store/pages.hpp"
 

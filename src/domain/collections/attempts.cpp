@@ -12,7 +12,7 @@
 #include "domain/collections/qr_codes.hpp"
 #include "domain/events/events.hpp"
 #include "domain/jobs/jobs.hpp"
-#include "domain/json_columns.hpp"
+#include "store/json_columns.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "store/pages.hpp"

@@ -10,7 +10,7 @@
 #include "core/email.hpp"
 #include "core/ids.hpp"
 #include "core/money.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "store/bulk.hpp"

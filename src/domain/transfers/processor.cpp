@@ -23,7 +23,7 @@
 
 #include "core/check.hpp"
 #include "core/limits.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/events/events.hpp"

@@ -8,7 +8,7 @@
 
 #include "core/json_writer.hpp"
 #include "domain/events/events.hpp"
-#include "domain/json_columns.hpp"
+#include "store/json_columns.hpp"
 #include "store/bulk.hpp"
 
 namespace tesoro::transfers::rows {

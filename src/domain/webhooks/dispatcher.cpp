@@ -14,7 +14,7 @@
 #include "core/limits.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
 #include "domain/webhooks/secrets.hpp"
 #include "store/bulk.hpp"

@@ -1,4 +1,4 @@
-#include "domain/json_columns.hpp"
+#include "store/json_columns.hpp"
 
 namespace tesoro::json_columns {
 

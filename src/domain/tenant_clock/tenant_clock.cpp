@@ -1,4 +1,4 @@
-#include "domain/clock/tenant_clock.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 
 #include <limits>
 #include <optional>
