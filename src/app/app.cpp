@@ -19,6 +19,7 @@
 #include "domain/events/events.hpp"
 #include "domain/idempotency/idempotency.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/processor.hpp"
 #include "domain/webhooks/dispatcher.hpp"
 #include "http/later.hpp"
 

@@ -29,6 +29,7 @@
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/processor.hpp"
 #include "http/server.hpp"
 #include "store/store.hpp"
 

@@ -12,6 +12,7 @@
 #include "domain/cards/configuration_groups.hpp"
 #include "domain/ledger/accounts.hpp"
 #include "domain/ledger/journal.hpp"
+#include "domain/spending_controls/rules.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 #include "emitted_events.hpp"
 #include "test_stores.hpp"

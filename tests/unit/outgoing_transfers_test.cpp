@@ -16,6 +16,7 @@
 #include "domain/ledger/accounts.hpp"
 #include "domain/network/targets.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/processor.hpp"
 #include "domain/transfers/transfer_rows.hpp"
 #include "emitted_events.hpp"
 #include "test_stores.hpp"

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/sandbox_failures.hpp"
 
 namespace tesoro {
 namespace {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "domain/cards/configuration_groups.hpp"
+#include "domain/spending_controls/rules.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 #include "test_stores.hpp"
 

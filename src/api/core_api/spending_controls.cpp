@@ -8,6 +8,7 @@
 #include "api/lists.hpp"
 #include "api/validation/fields.hpp"
 #include "core/limits.hpp"
+#include "domain/spending_controls/rules.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 
 namespace tesoro::api {

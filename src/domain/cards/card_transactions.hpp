@@ -37,6 +37,7 @@
 #include "core/result.hpp"
 #include "core/time.hpp"
 #include "domain/cards/cards.hpp"
+#include "domain/spending_controls/rules.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 #include "store/store.hpp"
 

@@ -8,6 +8,8 @@
 #include "domain/ledger/journal.hpp"
 #include "domain/network/directory.hpp"
 #include "domain/network/targets.hpp"
+#include "domain/transfers/processor.hpp"
+#include "domain/transfers/sandbox_failures.hpp"
 
 namespace tesoro::payouts {
 namespace {

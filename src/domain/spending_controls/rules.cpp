@@ -7,7 +7,7 @@
 #include <chrono>
 #include <memory>
 
-#include "domain/spending_controls/spending_controls.hpp"
+#include "domain/spending_controls/rules.hpp"
 
 namespace tesoro::spending_controls {
 namespace {

@@ -1,5 +1,6 @@
 // Spending controls in storage: one row per control, its rules a JSON array in rule_types()
 // order (an authorization reads them whole).
+#include "domain/spending_controls/rules.hpp"
 #include "domain/spending_controls/spending_controls.hpp"
 
 #include <boost/json.hpp>

@@ -1,6 +1,7 @@
 // Acceptance of outgoing transfers (batches and payout legs), their JSON, and their reads. The
 // processor that moves them is in processor.cpp.
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/sandbox_failures.hpp"
 
 #include <algorithm>
 #include <map>

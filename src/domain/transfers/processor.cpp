@@ -13,6 +13,8 @@
 //      settlement entries of the successful ones, written together (Journal::post_all);
 //   5. the rows (a few statements), the events (or the leg follower for a payout's leg) and the
 //      batches that ended.
+#include "domain/transfers/processor.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -30,6 +32,7 @@
 #include "domain/ledger/accounts.hpp"
 #include "domain/network/directory.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
+#include "domain/transfers/sandbox_failures.hpp"
 #include "domain/transfers/transfer_rows.hpp"
 #include "store/bulk.hpp"
 

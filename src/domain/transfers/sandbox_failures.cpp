@@ -1,4 +1,6 @@
 // The sandbox network's failure triggers in descriptions (outgoing transfers and payouts).
+#include "domain/transfers/sandbox_failures.hpp"
+
 #include <array>
 
 #include "domain/transfers/outgoing_transfers.hpp"

@@ -1,5 +1,5 @@
 // Where webhook deliveries may go: check_url (when an endpoint is registered or changed) and
-// check_address (when the dispatcher connects). The rules are on endpoints.hpp.
+// check_address (when the dispatcher connects). The rules are on destinations.hpp.
 #include <algorithm>
 #include <boost/url/ipv4_address.hpp>
 #include <boost/url/ipv6_address.hpp>
@@ -10,7 +10,8 @@
 
 #include "core/http_client.hpp"
 #include "core/limits.hpp"
-#include "domain/webhooks/endpoints.hpp"
+#include "core/result.hpp"
+#include "domain/webhooks/destinations.hpp"
 
 namespace tesoro::webhooks {
 namespace {
