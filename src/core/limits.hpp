@@ -56,6 +56,10 @@ inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for t
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
 inline constexpr int k_read_connections_max = 64;
 inline constexpr int k_busy_timeout_ms = 5'000;
+// PostgreSQL: a write unit that meets a serialization failure or a deadlock runs again, at most
+// this many times; a unit waits at most this long for a connection of the pool.
+inline constexpr int k_pg_unit_retries_max = 5;
+inline constexpr int k_pg_pool_wait_ms = 5'000;
 // PostgreSQL: how long a COMMIT may wait for the synchronous standbys to acknowledge it before
 // the node gives up on it (docs/operations.md, "High availability on PostgreSQL"): a standby on
 // the same network answers in milliseconds; a primary cut off from its standby would wait
@@ -182,6 +186,8 @@ inline constexpr std::size_t k_name_max_chars = 100;  // cardholders, configurat
 inline constexpr std::size_t k_nickname_max_chars = 100;     // collections, cards
 inline constexpr std::size_t k_description_max_chars = 500;  // transfers, webhook endpoints
 inline constexpr std::size_t k_balance_operation_description_max_chars = 255;  // a card's prepaid
+inline constexpr std::size_t k_balance_operation_entity_id_max_chars = 255;    // the same, its entity_id
+inline constexpr std::size_t k_collection_reference_max_chars = 255;
 inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in one answer
 // Items of one batch (POST /api/v1/collections, POST /api/v1/outgoing_transfers).
 inline constexpr std::size_t k_batch_items_max = 1000;
@@ -191,6 +197,15 @@ inline constexpr std::size_t k_secret_bytes = 32;
 // Tries at a random card or account number before giving up: a clash among 10^9 or more numbers
 // is rare, eight in a row never.
 inline constexpr int k_random_number_attempts = 8;
+// A collection's generated key: '@' and this many characters of [A-Z0-9] (36^10, about 3.7e15
+// keys; a clash is rarer than a number's, and retried as often).
+inline constexpr std::size_t k_generated_key_chars = 10;
+// A card's expiry: this many years after its issue month.
+inline constexpr int k_card_validity_years = 4;
+// How often an authorization or increment goes back to ask the tenant's endpoint when its
+// checks, which declined in the read, pass in the write (each round needs the money to come
+// between the two); after the last, a 503, never an approval the endpoint was not asked about.
+inline constexpr int k_authorization_ask_rounds = 3;
 // Opened secrets a Sealer keeps (crypto::Sealer::open_remembered): the signing secrets of the
 // endpoints that decide authorizations, current and previous, for 20 endpoints of 200 tenants.
 inline constexpr std::size_t k_sealer_remembered_texts = 8000;

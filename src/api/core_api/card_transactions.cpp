@@ -228,11 +228,6 @@ ToAsk to_ask(Context& context,
   return found.ok() ? std::move(found).value() : ToAsk{};
 }
 
-// How often an authorization or increment goes back to ask when its checks, which declined in
-// the read, pass in the write: each round needs the money to come between the two. After the
-// last, a 503 (try again), never an approval the endpoint was not asked about.
-constexpr int k_ask_rounds = 3;
-
 // An authorization or step, decided by the tenant's endpoint when it has one and `question`
 // (empty: a step it is never asked about) makes a question; else written with Tesoro's own
 // decision. For a tenant with an endpoint whose checks declined in the read, the write refuses
@@ -251,7 +246,7 @@ http::Response decided_write(
       return unit(tx, context, nullptr, "", ask.has_endpoint ? &unasked : nullptr);
     });
     if (!unasked) return response;
-    if (round == k_ask_rounds) return context.error(errors::unavailable());
+    if (round == limits::k_authorization_ask_rounds) return context.error(errors::unavailable());
   }
 }
 

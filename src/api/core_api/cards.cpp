@@ -11,7 +11,6 @@
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_entity_id_max_chars = 255;
 
 const std::vector<std::string> k_card_types = {"virtual", "physical"};
 const std::vector<std::string> k_card_states = {"active", "blocked", "canceled"};
@@ -249,7 +248,7 @@ Result<cards::NewBalanceOperation> decode_operation(std::string_view body,
                           .string("description", Need::optional,
                                   limits::k_balance_operation_description_max_chars)
                           .value_or("");
-  auto entity_id = reader.string("entity_id", Need::required, k_entity_id_max_chars);
+  auto entity_id = reader.string("entity_id", Need::required, limits::k_balance_operation_entity_id_max_chars);
   if (entity_id && entity_id->empty()) problems.invalid("entity_id", "must not be empty");
   input.entity_id = entity_id.value_or("");
   reader.reject_unknown();

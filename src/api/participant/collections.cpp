@@ -12,7 +12,6 @@
 namespace tesoro::api {
 namespace {
 
-constexpr std::size_t k_reference_max_chars = 255;
 
 const std::vector<std::string> k_usage_modes = {"single_use", "multiple_use"};
 // The four limits, in the order they are read and reported.
@@ -61,7 +60,7 @@ Result<collections::NewCollection> decode_item(const json::value& value, const s
   }
   input.expires_at_micros = read_time(reader, "expires_at", problems);
   input.nickname = reader.string("nickname", Need::optional, limits::k_nickname_max_chars);
-  input.reference = reader.string("reference", Need::optional, k_reference_max_chars);
+  input.reference = reader.string("reference", Need::optional, limits::k_collection_reference_max_chars);
   input.metadata = read_metadata(reader, "metadata", problems).value_or(ledger::Metadata{});
   input.key = read_key(reader, problems);
   reader.reject_unknown();

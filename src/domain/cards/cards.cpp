@@ -19,7 +19,6 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr int k_card_validity_years = 4;
 constexpr const char* k_initial_balance_entity = "initial_balance";
 
 constexpr const char* k_columns =
@@ -54,13 +53,13 @@ void emit_card_event(store::Tx& tx, const std::string& tenant_id, const Card& ca
                json::serialize(json::object{{"card_id", card.id}, {"state", card.state}}), now);
 }
 
-// The card's expiry: the end of the month k_card_validity_years after issue (tenant time).
+// The card's expiry: the end of the month limits::k_card_validity_years after issue (tenant time).
 void set_expiration(Card& card, time::Micros now) {
   using namespace std::chrono;
   const sys_days day = floor<days>(sys_time<microseconds>(microseconds(now)));
   const year_month_day date(day);
   card.expiration_month = static_cast<int>(static_cast<unsigned>(date.month()));
-  card.expiration_year = static_cast<int>(date.year()) + k_card_validity_years;
+  card.expiration_year = static_cast<int>(date.year()) + limits::k_card_validity_years;
 }
 
 // Checks every reference of a new card; the first unknown one answers 404 at its field.

@@ -32,10 +32,6 @@ constexpr const char* k_columns =
 constexpr const char* k_expiring_condition =
     "x.expires_at_micros IS NOT NULL AND x.state IN ('created', 'ready', 'minimum_paid')";
 
-// Generated keys: '@' and this many characters of [A-Z0-9] (36^10, about 3.7e15 keys).
-constexpr std::size_t k_generated_key_chars = 10;
-// A clash among 3.7e15 keys is rare; eight in a row never.
-constexpr int k_generated_key_attempts = 8;
 
 Collection from_row(const store::Row& row) {
   Collection c;
@@ -227,10 +223,10 @@ Status check_limits(const Limits& l, const GivenLimits& given, const std::string
   return ok_status();
 }
 
-// A new alphanumeric key: '@' and k_generated_key_chars of [A-Z0-9], each uniform, from the
+// A new alphanumeric key: '@' and limits::k_generated_key_chars of [A-Z0-9], each uniform, from the
 // cryptographic random source.
 std::string generated_key_value() {
-  return "@" + crypto::random_string("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", k_generated_key_chars);
+  return "@" + crypto::random_string("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", limits::k_generated_key_chars);
 }
 
 bool insert_key(store::Tx& tx, const std::string& tenant_id, const std::string& owner_id,
@@ -263,7 +259,7 @@ Result<Key> register_key(store::Tx& tx, const std::string& tenant_id, const std:
     return key;
   }
   key.type = "alphanumeric";
-  for (int attempt = 0; attempt < k_generated_key_attempts; ++attempt) {
+  for (int attempt = 0; attempt < limits::k_random_number_attempts; ++attempt) {
     key.value = generated_key_value();
     if (insert_key(tx, tenant_id, owner_id, key)) return key;
   }

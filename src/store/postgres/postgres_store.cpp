@@ -25,8 +25,6 @@
 namespace tesoro::store {
 namespace {
 
-constexpr int k_retries_max = 5;  // serialization failures and deadlocks, per unit
-constexpr int k_pool_wait_ms = 5'000;
 
 // SQLSTATE classes that mean "try again later" rather than "our SQL is wrong".
 bool is_unavailable_state(const std::string& state) {
@@ -536,7 +534,7 @@ class PostgresStore final : public Store {
               std::chrono::steady_clock::now() +
               std::chrono::milliseconds(limits::k_pg_standbys_suspect_ms);
         }
-        if (!is_retryable_state(failure.state()) || attempt >= k_retries_max) throw;
+        if (!is_retryable_state(failure.state()) || attempt >= limits::k_pg_unit_retries_max) throw;
         metrics::count_store_retry();
         log::write(log::Level::info, "store.retry",
                    {{"state", failure.state()}, {"attempt", attempt}});
@@ -583,7 +581,7 @@ class PostgresStore final : public Store {
 
   std::unique_ptr<Connection> acquire() {
     std::unique_lock lock(mutex_);
-    bool ready = available_.wait_for(lock, std::chrono::milliseconds(k_pool_wait_ms), [&] {
+    bool ready = available_.wait_for(lock, std::chrono::milliseconds(limits::k_pg_pool_wait_ms), [&] {
       return !idle_.empty() || opened_ < pool_size_;
     });
     if (!ready) throw PgError("connection pool exhausted", "53300", true);
