@@ -103,3 +103,8 @@ export function formatDuration(seconds) {
   return parts.length ? parts.join(' ') : '0 s';
 }
 
+// "authorization declined at X" -> "Authorization declined at X": a heading made of codes.
+export function sentence(text) {
+  const value = String(text ?? '');
+  return value.charAt(0).toUpperCase() + value.slice(1);
+}

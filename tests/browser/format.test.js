@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 
 import {
   formatMinor, formatMoney, formatAmountInput, parsePesos, minorToJson, formatTimestamp, humanize,
-  formatDuration,
+  formatDuration, sentence,
 } from '../../console/js/format.js';
 import { shortened_id } from '../../console/js/dom.js';
 
@@ -94,5 +94,10 @@ test('ids are shortened in the middle: prefix, ellipsis, last eight characters',
   assert.equal(shortened_id('cli_short'), 'cli_short');
   assert.equal(shortened_id('abcdefghijklmnopqrstu'), 'abcd…nopqrstu', 'no prefix: its first four');
   assert.equal(shortened_id(''), '');
+});
+
+test('a heading made of codes starts with a capital', () => {
+  assert.equal(sentence('authorization declined at Tienda'), 'Authorization declined at Tienda');
+  assert.equal(sentence(''), '');
 });
 

@@ -3,7 +3,7 @@
 import { h, section, details_list, table, money, id_text, link } from '../dom.js';
 import { get } from '../api.js';
 import { time } from '../components.js';
-import { formatMoney, humanize } from '../format.js';
+import { formatMoney, humanize, sentence } from '../format.js';
 import { href } from '../router.js';
 import { decision_text, decline_text } from './card.js';
 
@@ -19,7 +19,7 @@ export async function render(context) {
   return h('div', {},
     h('p', { class: 'breadcrumb' }, link('#/cards', 'Cards'), ' / ',
       link(href(`/cards/${card.id}`), `•••• ${card.last_four}`), ' / ', transaction.merchant?.name ?? transaction.id),
-    h('h1', {}, `${humanize(transaction.type)} at ${transaction.merchant?.name ?? 'a merchant'}`),
+    h('h1', {}, sentence(`${humanize(transaction.type)} at ${transaction.merchant?.name ?? 'a merchant'}`)),
     section('Transaction', details_list([
       ['State', transaction.state],
       ['Amount', amount('amount')],
