@@ -1,6 +1,6 @@
 // The console's custom elements: the few widgets every page shares. Light DOM (no shadow
 // root), so the one stylesheet styles them and forms and labels work as usual.
-import { h, clear, field_id } from './dom.js';
+import { h, clear, field_id, copy_text } from './dom.js';
 import { formatTimestamp } from './format.js';
 
 // <tesoro-secret>: a secret shown once (an API key, a client secret, a webhook signing
@@ -13,7 +13,7 @@ class TesoroSecret extends HTMLElement {
     const status = h('span', { class: 'copy-status', role: 'status', 'aria-live': 'polite' });
     const box = h('input', { id, type: 'text', readonly: true, value, class: 'secret-value',
       spellcheck: 'false', 'aria-describedby': `${id}-warning` });
-    const copy = h('button', { type: 'button', class: 'secondary', onclick: () => this.copy(box, status) },
+    const copy = h('button', { type: 'button', class: 'secondary', onclick: () => this.copy(status) },
       `Copy ${label}`);
     clear(this).append(
       h('p', { class: 'warning', id: `${id}-warning` },
@@ -35,14 +35,8 @@ class TesoroSecret extends HTMLElement {
     this.pending_focus = null;
   }
 
-  async copy(box, status) {
-    try {
-      await navigator.clipboard.writeText(this.value);
-    } catch {
-      // No clipboard API outside secure contexts: select the text and copy it the old way.
-      box.select();
-      document.execCommand('copy');
-    }
+  async copy(status) {
+    await copy_text(this.value);
     status.textContent = 'Copied.';
   }
 }

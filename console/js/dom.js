@@ -126,6 +126,20 @@ export function shortened_id(id) {
   return `${head}…${text.slice(-k_id_shown_at_end)}`;
 }
 
+// Puts `text` on the clipboard (an id, a secret shown once).
+export async function copy_text(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard API outside secure contexts: the old way, through a selected field.
+    const field = h('textarea', { class: 'visually-hidden', 'aria-hidden': 'true' }, text);
+    document.body.append(field);
+    field.select();
+    document.execCommand('copy');
+    field.remove();
+  }
+}
+
 // An id where a table or a list shows one: shortened in the middle (the whole id in its
 // tooltip and read by screen readers), a link to its page when `target` is given, and a button
 // that copies the whole id.
@@ -137,16 +151,7 @@ export function id_text(id, target) {
     : h('code', { class: 'id', title: id }, shown);
   const copy = h('button', { type: 'button', class: 'copy', 'aria-label': `Copy ${id}`, title: 'Copy the whole id' }, 'Copy');
   copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(id);
-    } catch {
-      // No clipboard API outside secure contexts: the old way, through a selected field.
-      const field = h('textarea', { class: 'visually-hidden', 'aria-hidden': 'true' }, id);
-      document.body.append(field);
-      field.select();
-      document.execCommand('copy');
-      field.remove();
-    }
+    await copy_text(id);
     copy.textContent = 'Copied';
     setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
   });

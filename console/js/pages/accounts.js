@@ -8,6 +8,11 @@ import { href } from '../router.js';
 
 export const title = 'Accounts';
 
+// An account as a form's choice shows it: name, number and what is available.
+export function account_choice_text(account) {
+  return `${account.name} (${account.number}) · ${formatMoney(account.balance?.available)}`;
+}
+
 export function balance_columns() {
   return [
     ['Available', (row) => h('span', { class: 'money' }, formatMoney(row.balance?.available))],

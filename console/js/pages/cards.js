@@ -6,6 +6,7 @@ import { formatMoney } from '../format.js';
 import { action_form, amount_field, paged_table, read_amount, text_value, load_into, succeeded } from '../ui.js';
 import { href } from '../router.js';
 import { cardholder_name } from './cardholders.js';
+import { account_choice_text } from './accounts.js';
 
 export const title = 'Cards';
 
@@ -32,13 +33,11 @@ function card_list(context) {
   });
 }
 
-const account_text = (account) => `${account.name} (${account.number}) · ${formatMoney(account.balance?.available)}`;
-
 async function issue_form(context, list) {
   const [accounts_page, cardholders_page] = await Promise.all([
     get('/v1/accounts', { page_size: 100 }), get('/v1/cards/cardholders', { page_size: 100 })]);
   const accounts = accounts_page.accounts ?? [];
-  const account_choice = select('account_id', accounts.map((account) => [account.id, account_text(account)]));
+  const account_choice = select('account_id', accounts.map((account) => [account.id, account_choice_text(account)]));
   return action_form({
     label: 'Issue a virtual card',
     button: 'Issue card',
@@ -67,7 +66,7 @@ async function issue_form(context, list) {
       // The account paid the initial balance: its choice shows what is left.
       const account = await get(`/v1/accounts/${encodeURIComponent(card.account_id)}`);
       const option = [...account_choice.options].find((item) => item.value === account.id);
-      if (option) option.textContent = account_text(account);
+      if (option) option.textContent = account_choice_text(account);
       account_choice.value = account.id;
       return succeeded('Issued the card ', link(href(`/cards/${card.id}`), `•••• ${card.last_four}`),
         card.initial_balance?.amount ? ` with ${formatMoney(card.initial_balance)}.` : '.');

@@ -9,6 +9,7 @@ import { formatMoney, humanize } from '../format.js';
 import { action_form, amount_field, read_amount, text_value, local_error, load_into, succeeded, failed } from '../ui.js';
 import { href } from '../router.js';
 import { transfer_state } from './transfers.js';
+import { account_choice_text } from './accounts.js';
 
 export const title = 'Sandbox tools';
 export const sandbox_only = true;
@@ -29,7 +30,7 @@ async function refresh_choices(page) {
   ]);
   const texts = new Map();
   for (const account of tenant_accounts) texts.set(account.id, tenant_account_text(account));
-  for (const account of accounts.accounts ?? []) texts.set(account.id, account_text(account));
+  for (const account of accounts.accounts ?? []) texts.set(account.id, account_choice_text(account));
   for (const card of cards.cards ?? []) texts.set(card.id, card_text(card));
   for (const option of page.querySelectorAll('select option')) {
     if (texts.has(option.value)) option.textContent = texts.get(option.value);
@@ -37,7 +38,6 @@ async function refresh_choices(page) {
 }
 
 const tenant_account_text = (account) => `${account.role} ${account.number} · ${formatMoney(account.balance?.available)}`;
-const account_text = (account) => `${account.name} ${account.number} · ${formatMoney(account.balance?.available)}`;
 const card_text = (card) => `•••• ${card.last_four} ${card.nickname ?? ''} · ${formatMoney(card.balance?.available)}`;
 
 function optgroup(label, options) {
@@ -47,7 +47,7 @@ function optgroup(label, options) {
 function fund_tool(context, accounts, tenant_accounts) {
   const target = h('select', { name: 'account' },
     optgroup('Tenant accounts', tenant_accounts.map((account) => [account.id, tenant_account_text(account)])),
-    optgroup('Ledger accounts', accounts.map((account) => [account.id, account_text(account)])));
+    optgroup('Ledger accounts', accounts.map((account) => [account.id, account_choice_text(account)])));
   if (context.route.query.fund) target.value = context.route.query.fund;
   const form = action_form({
     label: 'Fund an account',
