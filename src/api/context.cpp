@@ -72,6 +72,19 @@ http::Response Context::read_single(
   return result.ok() ? std::move(result).value() : error(result.error());
 }
 
+bool Context::write_queued(std::function<Result<http::Response>(store::Tx&)> fn,
+                           std::function<void(std::function<http::Response()>)> then) {
+  if (idempotency) return false;  // its record and its races: write()'s
+  return services.store.write_queued<http::Response>(
+      std::move(fn),
+      [this, then = std::move(then)](store::Store::Outcome<http::Response> outcome) {
+        then([this, outcome = std::move(outcome)] {
+          auto made = outcome();
+          return made.ok() ? std::move(made).value() : error(made.error());
+        });
+      });
+}
+
 http::Response Context::write(const std::function<Result<http::Response>(store::Tx&)>& fn) {
   // No savepoint around the effect (on PostgreSQL two round trips each): when it fails, its
   // error rolls the whole unit back, and the error, when a key asks for it to be kept, is

@@ -123,6 +123,13 @@ class Context {
   // Runs fn as one durable write unit. The response it produces (or the envelope of the
   // business error it returns) is stored with the idempotency key in the same transaction.
   http::Response write(const std::function<Result<http::Response>(store::Tx&)>& fn);
+  // write() without waiting, where the store queues its writes (store::Store::write_queued) and
+  // no idempotency record is to be kept with the unit: `then` gets, on the writer's thread, a
+  // call that returns the response write() would have (the effect's, or its error's envelope)
+  // or throws what write() would have thrown. The context must outlive the unit (`then` holds
+  // its DetachedContext). False, queueing nothing, otherwise: write() on a worker then.
+  bool write_queued(std::function<Result<http::Response>(store::Tx&)> fn,
+                    std::function<void(std::function<http::Response()>)> then);
   // A write whose response is costly to make from what the unit made (a QR code's image):
   // `unit` makes a T, `respond` turns it into the response. Without an idempotency key, respond
   // runs after the commit, outside the unit (on SQLite: off the one writer thread, so other

@@ -517,7 +517,7 @@ void App::start_background(std::function<void()> thread_started) {
         return swept.value() >= limits::k_sweep_chunk_rows;
       }});
   // Positions for committed events, woken by every unit that emitted some.
-  runner_.add(workers::PeriodicWorker{
+  workers::PeriodicWorker sequencer{
       "events.sequencer", std::chrono::milliseconds(limits::k_worker_poll_ms),
       {std::string(events::k_emitted_topic)},
       [](store::Store& store, time::Micros) {
@@ -526,7 +526,9 @@ void App::start_background(std::function<void()> thread_started) {
         });
         if (positioned.value() > 0) metrics::count_worker_run("events.sequencer", false);
         return positioned.value() >= limits::k_event_sequence_batch_max;
-      }});
+      }};
+  sequencer.gather = std::chrono::milliseconds(limits::k_event_gather_ms);
+  runner_.add(std::move(sequencer));
   // Card authorizations whose hold ran out, and collections whose expires_at passed, on their
   // tenant's clock.
   runner_.add(expiry_worker("cards.authorization_expiry", "cards.authorizations_expired",
@@ -569,7 +571,7 @@ void App::add_webhook_workers() {
     }));
   }
   // Deliveries for newly positioned events, woken by the sequencer.
-  runner_.add(workers::PeriodicWorker{
+  workers::PeriodicWorker fanout{
       "webhooks.fanout", std::chrono::milliseconds(limits::k_worker_poll_ms),
       {std::string(events::k_sequenced_topic)},
       [](store::Store& store, time::Micros real_now) {
@@ -578,7 +580,9 @@ void App::add_webhook_workers() {
         });
         if (fanned.value() > 0) metrics::count_worker_run("webhooks.fanout", false);
         return fanned.value() >= limits::k_webhook_fanout_batch_max;
-      }});
+      }};
+  fanout.gather = std::chrono::milliseconds(limits::k_event_gather_ms);
+  runner_.add(std::move(fanout));
   // HTTP outside any write unit, on a thread of its own: woken by new due deliveries (fan-out,
   // replays, an endpoint enabled again) and by clock advances that make retries due.
   webhooks::DispatcherOptions options;

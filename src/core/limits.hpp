@@ -96,6 +96,10 @@ inline constexpr int k_job_attempts_max = 8;           // then the job is kept a
 inline constexpr std::int64_t k_job_backoff_max_seconds = 3600;
 inline constexpr std::int64_t k_sweep_chunk_rows = 500;  // rows one sweeper unit deletes
 inline constexpr std::int64_t k_event_sequence_batch_max = 1000;  // events positioned per unit
+// How long the event sequencer and the webhook fan-out, woken by a commit, wait for more before
+// their pass (workers::PeriodicWorker::gather): an event reaches GET /v1/events and its
+// deliveries up to this much later, in far fewer units at a few hundred events a second.
+inline constexpr int k_event_gather_ms = 20;
 // Card authorizations whose hold ran out, expired per unit; and how often the expiry worker
 // looks when no clock advance wakes it (real time: a hold lasts days).
 inline constexpr std::int64_t k_authorization_expiry_chunk_rows = 100;

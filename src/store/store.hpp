@@ -14,13 +14,19 @@
 //   commit goes through tx.after_commit(hook) or tx.notify(topic): the store runs them once, on
 //   the thread that called write(), after the unit is durable, and never for a unit that was
 //   rolled back or for an attempt that was retried.
+// - store.write_queued(fn, then): where one writer takes every unit in turn (SQLite), queues fn
+//   as write() would run it and returns at once; `then` gets the outcome after the commit (and
+//   after the unit's after-commit work), on the writer's thread. Where writes block their caller
+//   (PostgreSQL), queues nothing and returns false: write() then, on a thread that may block.
 // - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits.
 // - A failure of the storage itself throws StoreError (caught once at the request boundary).
-// - Both calls block the calling thread; call them from worker threads, never from I/O threads.
+// - read() and write() block the calling thread; call them from worker threads, never from I/O
+//   threads.
 //   The one exception: an I/O thread that holds a reader (HeldReader, which never waits: it takes
 //   an idle reader or none) may read through it; SQLite's snapshot reads then wait for nothing.
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -187,6 +193,18 @@ class Store {
     return std::move(*result);
   }
 
+  // What a queued unit came to: its Result, or, when called, a throw of what write() would have
+  // thrown (the storage failed, the store is stopped or its queue full).
+  template <class T>
+  using Outcome = std::function<Result<T>()>;
+
+  // write(), queued (the contract above): true when fn is queued, false when the engine's writes
+  // block their caller (nothing is queued). `then` runs once, on the writer's thread (or on the
+  // calling thread when the unit could not be queued): it must be short, must not block and
+  // must not write (the writer would wait for itself); it hands anything more to a worker.
+  template <class T, class F>
+  bool write_queued(F fn, std::function<void(Outcome<T>)> then);
+
   // Takes an idle reader for the calling thread's reads until release_held_reader(), without
   // waiting: false, holding nothing, when none is idle now (the caller hands its work to a
   // thread that may wait). Engines whose reads are network round trips hold none (false): their
@@ -210,11 +228,44 @@ class Store {
   virtual void run_read_single(const std::function<void(Tx&)>& fn) { run_read(fn); }
   // fn returns true to keep its effects, false to roll them back.
   virtual void run_write(const std::function<bool(Tx&)>& fn) = 0;
+  // run_write, queued: done(nullptr) after the commit, done(the failure) when fn threw or the
+  // unit was not committed. False, doing nothing, where writes are not queued.
+  virtual bool run_write_queued(std::function<bool(Tx&)> /*fn*/,
+                                std::function<void(std::exception_ptr)> /*done*/) {
+    return false;
+  }
 
  private:
   void run_after_commit(std::vector<Tx::Hook>& hooks, const std::vector<std::string>& topics);
   std::function<void(const std::string&)> listener_;
 };
+
+template <class T, class F>
+bool Store::write_queued(F fn, std::function<void(Outcome<T>)> then) {
+  // What the unit leaves for after its commit, kept until the writer says it is durable.
+  struct Unit {
+    F fn;
+    std::optional<Result<T>> result;
+    std::vector<Tx::Hook> hooks;
+    std::vector<std::string> topics;
+  };
+  auto unit = std::make_shared<Unit>(Unit{std::move(fn), std::nullopt, {}, {}});
+  return run_write_queued(
+      [unit](Tx& tx) {
+        unit->result.emplace(unit->fn(tx));
+        unit->hooks = std::move(tx.hooks_);
+        unit->topics = std::move(tx.topics_);
+        return unit->result->ok();
+      },
+      [this, unit, then = std::move(then)](std::exception_ptr failure) {
+        if (failure) {
+          then([failure]() -> Result<T> { std::rethrow_exception(failure); });
+          return;
+        }
+        if (unit->result->ok()) run_after_commit(unit->hooks, unit->topics);
+        then([unit]() -> Result<T> { return std::move(*unit->result); });
+      });
+}
 
 template <class T, class F>
 Result<T> Tx::nested(F&& fn) {

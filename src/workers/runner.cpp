@@ -36,6 +36,7 @@ struct Runner::Slot {
   std::function<bool()> pass;
   std::function<bool()> yield_while;  // PeriodicWorker's
   int yield_factor = 0;
+  std::chrono::milliseconds gather{0};  // PeriodicWorker's
   std::mutex mutex;
   std::condition_variable wake;
   bool woken = false;
@@ -75,6 +76,7 @@ void Runner::add(PeriodicWorker worker) {
   slot->pass = [this, run = std::move(worker.run)] { return run(store_, clock_.now()); };
   slot->yield_while = std::move(worker.yield_while);
   slot->yield_factor = worker.yield_factor;
+  slot->gather = worker.gather;
   slots_.push_back(std::move(slot));
 }
 
@@ -141,7 +143,11 @@ void Runner::loop(Slot& slot) {
     give_way(slot, lock, std::chrono::steady_clock::now() - started);
     if (slot.stopping) return;
     if (busy) continue;
-    slot.wake.wait_for(lock, slot.interval, [&] { return slot.woken || slot.stopping; });
+    const bool woken =
+        slot.wake.wait_for(lock, slot.interval, [&] { return slot.woken || slot.stopping; });
+    if (woken && slot.gather.count() > 0 && !slot.stopping) {
+      slot.wake.wait_for(lock, slot.gather, [&] { return slot.stopping; });
+    }
     slot.woken = false;
     if (slot.stopping) return;
   }

@@ -60,6 +60,11 @@ struct PeriodicWorker {
   // they keep coming, and none of theirs once they stop.
   std::function<bool()> yield_while;
   int yield_factor = 0;
+  // Gathering (0: none): woken by a notification, the pass waits this long first, so that the
+  // units committing meanwhile are taken by one pass instead of a pass each. For work a
+  // notification starts per unit at a few hundred units a second (the event sequencer and the
+  // webhook fan-out: docs/scaling.md); polls and passes that follow a busy one do not wait.
+  std::chrono::milliseconds gather{0};
 };
 
 // Delay before retry `attempt` (1-based) of a failed job: 1 s, 2 s, 4 s ... at most an hour.

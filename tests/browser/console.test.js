@@ -317,8 +317,10 @@ test('a single-use collection offers only a dynamic code, and once paid has noth
 test('shows the webhook deliveries with their status, and replays one', async () => {
   const { page } = owner;
   await poll('a delivery to the receiver', () => received.length > 0);
+  await visit(page, server.base_url, `/webhooks/${state.endpoint_id}`, 'Webhook endpoint');
   await poll('the delivery log', async () => {
-    await visit(page, server.base_url, `/webhooks/${state.endpoint_id}`, 'Webhook endpoint');
+    await page.reload();  // the same route: drawn again from the server
+    await settle(page, 'Webhook endpoint');
     return (await page.locator('#delivery-list').innerText()).includes('200 delivered');
   });
   const count = received.length;
@@ -514,8 +516,11 @@ test("a failing endpoint's deliveries show their error at a readable width", asy
   })).body;
   assert.ok(endpoint.id, 'the endpoint was registered');
   await console_api(page, 'POST', '/v1/cards/cardholders', { body: { first_name: 'Delivery', last_name: 'Failure' } });
+  // Delivered in the background: the page is drawn again from the server until it shows.
+  await visit(page, server.base_url, `/webhooks/${endpoint.id}`, 'Webhook endpoint');
   await poll('a failed delivery', async () => {
-    await visit(page, server.base_url, `/webhooks/${endpoint.id}`, 'Webhook endpoint');
+    await page.reload();  // the same route: drawn again from the server
+    await settle(page, 'Webhook endpoint');
     return (await page.locator('#delivery-list').innerText()).includes('no response');
   });
   const error = page.locator('#delivery-list td[data-label="Error"]').first();

@@ -7,6 +7,8 @@
 #include <functional>
 #include <future>
 #include <limits>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <utility>
@@ -613,6 +615,94 @@ TEST_P(StoreTest, AWriteAfterStopFailsAtOnceWith503) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
   EXPECT_EQ(count_events(*temp->store), 0);  // reads still answer
+}
+
+// A queued write (SQLite) is write() without the wait: its outcome comes after the commit, with
+// the unit's after-commit work done first; an error or a throw undoes only its unit, and after
+// stop() the outcome throws at once. PostgreSQL queues nothing.
+TEST_P(StoreTest, AQueuedWriteTellsItsOutcomeAfterItsCommit) {
+  using Outcome = store::Store::Outcome<int>;
+  struct Told {
+    std::promise<void> told;
+    std::optional<Result<int>> result;
+    std::exception_ptr failure;
+    std::int64_t events_seen = -1;  // by another connection, when the outcome came
+    std::vector<std::string> heard;  // the unit's topics, when the outcome came
+  };
+  std::mutex heard_mutex;
+  std::vector<std::string> heard;
+  temp->store->set_listener([&](const std::string& topic) {
+    std::lock_guard lock(heard_mutex);
+    heard.push_back(topic);
+  });
+  const auto queue = [&](Told& told, std::function<Result<int>(store::Tx&)> fn) {
+    return temp->store->write_queued<int>(std::move(fn), [&](Outcome outcome) {
+      try {
+        told.result.emplace(outcome());
+      } catch (...) {
+        told.failure = std::current_exception();
+      }
+      told.events_seen = count_events(*temp->store);
+      {
+        std::lock_guard lock(heard_mutex);
+        told.heard = heard;
+      }
+      told.told.set_value();
+    });
+  };
+  Told kept, refused, thrown, stopped;
+  const bool queued = queue(kept, [](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'kept', 'x', '{}', 'now')");
+    tx.notify("queued-topic");
+    return 7;
+  });
+  if (GetParam() == store::Engine::postgres) {
+    EXPECT_FALSE(queued) << "PostgreSQL's writes block their caller: nothing is queued";
+    EXPECT_EQ(count_events(*temp->store), 0);
+    temp->store->set_listener(nullptr);
+    return;
+  }
+  ASSERT_TRUE(queued);
+  ASSERT_TRUE(queue(refused, [](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'refused', 'x', '{}', 'now')");
+    tx.notify("refused-topic");
+    return errors::make(422, "insufficient_funds", "no");
+  }));
+  ASSERT_TRUE(queue(thrown, [](store::Tx& tx) -> Result<int> {
+    tx.exec("INSERT INTO no_such_table VALUES (1)");
+    return 1;
+  }));
+  for (Told* told : {&kept, &refused, &thrown}) {
+    ASSERT_EQ(told->told.get_future().wait_for(std::chrono::seconds(10)),
+              std::future_status::ready);
+  }
+  ASSERT_TRUE(kept.result && kept.result->ok());
+  EXPECT_EQ(kept.result->value(), 7);
+  EXPECT_GE(kept.events_seen, 1) << "the outcome came before the commit";
+  EXPECT_EQ(kept.heard, std::vector<std::string>{"queued-topic"})
+      << "the outcome came before the unit's after-commit work";
+  ASSERT_TRUE(refused.result && !refused.result->ok());
+  EXPECT_EQ(refused.result->error().first_code(), "insufficient_funds");
+  EXPECT_TRUE(thrown.failure);
+  EXPECT_FALSE(thrown.result);
+  EXPECT_EQ(count_events(*temp->store), 1) << "only the kept unit's row is there";
+  {
+    std::lock_guard lock(heard_mutex);
+    EXPECT_EQ(heard, std::vector<std::string>{"queued-topic"});
+  }
+
+  temp->store->stop();
+  ASSERT_TRUE(queue(stopped, [](store::Tx&) -> Result<int> { return 1; }));
+  ASSERT_EQ(stopped.told.get_future().wait_for(std::chrono::seconds(0)),
+            std::future_status::ready)
+      << "after stop() the outcome is told at once, on the calling thread";
+  ASSERT_TRUE(stopped.failure);
+  try {
+    std::rethrow_exception(stopped.failure);
+  } catch (const store::StoreError& failure) {
+    EXPECT_TRUE(failure.unavailable());
+  }
+  temp->store->set_listener(nullptr);
 }
 
 TEST_P(StoreTest, SweepsDeleteInBoundedChunks) {

@@ -339,4 +339,69 @@ TEST_P(WorkersTest, StopEndsAWorkersPause) {
   EXPECT_EQ(passes.starts.size(), 1U);
 }
 
+// A gathering worker woken by notifications waits before its pass, so that notifications
+// arriving meanwhile are served by that one pass, not one pass each; stop() ends the wait.
+TEST_P(WorkersTest, AGatheringWorkerServesTheNotificationsOfItsWaitInOnePass) {
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  std::atomic<int> notified{0};
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<int> seen;  // notifications sent when each pass ran
+  workers::PeriodicWorker worker{"gathering", std::chrono::milliseconds(60'000), {"gathered"},
+                                 [&](store::Store&, time::Micros) {
+                                   std::lock_guard lock(mutex);
+                                   seen.push_back(notified.load());
+                                   changed.notify_all();
+                                   return false;
+                                 }};
+  worker.gather = std::chrono::milliseconds(1000);
+  runner.add(std::move(worker));
+  runner.start();
+  const auto passes_reach = [&](std::size_t count, std::chrono::milliseconds limit) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, limit, [&] { return seen.size() >= count; });
+  };
+  ASSERT_TRUE(passes_reach(1, std::chrono::seconds(10)));  // the first pass, at start
+  for (int i = 0; i < 3; ++i) {  // apart, so that without gathering each has its pass
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ++notified;
+    runner.notify("gathered");
+  }
+  ASSERT_TRUE(passes_reach(2, std::chrono::seconds(10)));
+  EXPECT_FALSE(passes_reach(3, std::chrono::milliseconds(800)))
+      << "each notification had a pass of its own";
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_EQ(seen[1], 3) << "the pass ran before the notifications of its wait had come";
+  }
+  runner.stop();
+}
+
+// stop() ends a gathering worker's wait at once, and the pass it waited for does not run.
+TEST_P(WorkersTest, StopEndsAGatheringWorkersWait) {
+  time::SystemClock real;
+  workers::Runner runner(*temp->store, real);
+  std::atomic<int> passes{0};
+  workers::PeriodicWorker worker{"gathering long", std::chrono::milliseconds(60'000),
+                                 {"gathered"}, [&](store::Store&, time::Micros) {
+                                   ++passes;
+                                   return false;
+                                 }};
+  worker.gather = std::chrono::milliseconds(60'000);
+  runner.add(std::move(worker));
+  runner.start();
+  for (int i = 0; i < 500 && passes.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(passes.load(), 1);  // the first pass, at start
+  runner.notify("gathered");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto stopped = std::async(std::launch::async, [&] { runner.stop(); });
+  EXPECT_EQ(stopped.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "stop() waited for the gathering wait (60 s) to end";
+  stopped.get();
+  EXPECT_EQ(passes.load(), 1);
+}
+
 TESORO_ON_BOTH_ENGINES(WorkersTest);

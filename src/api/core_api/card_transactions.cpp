@@ -142,10 +142,79 @@ using DecidedUnit = std::function<Result<http::Response>(
     store::Tx&, Context&, const cards::TenantDecision* decision,
     const std::string& transaction_id, bool* unasked)>;
 
+// A decision to write: what the endpoint answered, what it was asked, and the step to write.
+struct Decided {
+  std::shared_ptr<DetachedContext> detached;
+  std::shared_ptr<const cards::decisions::Sent> sent;
+  std::shared_ptr<const webhooks::Endpoint> endpoint;
+  std::string transaction_id;  // the id the endpoint was told
+  DecidedUnit unit;
+  cards::decisions::Answer answer;
+  cards::TenantDecision decision;
+
+  // The step with the tenant's decision and, when the step is written, the request's line in
+  // the endpoint's delivery log, in one unit; `recorded` says whether the line is in it. No
+  // savepoint around the step: a decision that writes pays no round trips for the rare one that
+  // fails. The unit may run again (a PostgreSQL retry).
+  Result<http::Response> write_step(store::Tx& tx, bool& recorded) const {
+    recorded = false;
+    auto made = unit(tx, detached->context, &decision, transaction_id, nullptr);
+    if (!made) return made;  // undone whole; the line is recorded on its own (record_alone)
+    record_line(tx);
+    recorded = true;
+    return made;
+  }
+  void record_line(store::Tx& tx) const {
+    cards::decisions::record(tx, detached->context.tenant_id(), endpoint->id, *sent, answer,
+                             detached->context.now());
+  }
+  // The line in a unit of its own, when the step failed (an increment the endpoint declined)
+  // or was not written. Blocks: on a worker.
+  void record_alone() const {
+    static_cast<void>(detached->context.services.store.write<Unit>([&](store::Tx& tx) -> Status {
+      record_line(tx);
+      return ok_status();
+    }));
+  }
+};
+
+// Writes the decision and gives the request its answer. Where the store queues its writes
+// (SQLite) and no idempotency key is kept, the unit is queued from the calling thread (the
+// client's that heard the endpoint) and the common end, the step written, is answered from the
+// writer's: no worker is woken for it. Everything else runs on a worker, as write() would.
+void write_decision(const std::shared_ptr<http::Later>& later,
+                    const std::shared_ptr<const Decided>& decided) {
+  auto recorded = std::make_shared<bool>(false);
+  const bool queued = decided->detached->context.write_queued(
+      [decided, recorded](store::Tx& tx) { return decided->write_step(tx, *recorded); },
+      [later, decided, recorded](std::function<http::Response()> answered) {
+        std::optional<http::Response> response;
+        std::exception_ptr failure;
+        try {
+          response.emplace(answered());
+        } catch (...) {
+          failure = std::current_exception();  // the request's guard answers it, on a worker
+        }
+        if (response && *recorded) return later->finish(std::move(*response));
+        later->resume([decided, failure, response = std::move(response)]() mutable {
+          if (failure) std::rethrow_exception(failure);
+          decided->record_alone();
+          return std::move(*response);
+        });
+      });
+  if (queued) return;
+  later->resume([decided] {
+    bool recorded = false;
+    http::Response response = decided->detached->context.write(
+        [&](store::Tx& tx) { return decided->write_step(tx, recorded); });
+    if (!recorded) decided->record_alone();
+    return response;
+  });
+}
+
 // Puts the question to the tenant's endpoint and answers later (http::Later): no transaction is
-// open and no thread waits while it decides. The answer (or the timeout) is recorded on a
-// worker, in one write unit with the request's line in the delivery log; when the step then
-// fails (an increment the endpoint declined), the line is written by a unit of its own.
+// open and no thread waits while it decides. The answer (or the timeout) is recorded in one
+// write unit with the request's line in the delivery log (write_decision).
 // `unit` runs later: it must own what it uses (capture by value).
 http::Response answer_after_decision(Context& context, Asking asking, const DecidedUnit& unit) {
   const webhooks::Pinned pinned = webhooks::pin_destination(
@@ -155,52 +224,28 @@ http::Response answer_after_decision(Context& context, Asking asking, const Deci
       pinned.addresses));
   auto detached = std::make_shared<DetachedContext>(context);
   auto endpoint = std::make_shared<const webhooks::Endpoint>(std::move(asking.asked.endpoint));
-  auto transaction_id =
-      std::make_shared<const std::string>(std::move(asking.question.card_transaction_id));
   http::Response response;
-  response.later = std::make_shared<http::Later>([detached, sent, endpoint, transaction_id, unit,
-                                                  refused = pinned.refused](http::Later& later) {
-    auto conclude = [later = later.shared_from_this(), detached, sent, endpoint, transaction_id,
-                     unit](cards::decisions::Answer answer) {
-      later->resume([detached, sent, endpoint, transaction_id, unit, answer = std::move(answer)] {
-        Context& context = detached->context;
-        const cards::TenantDecision decision = cards::decisions::decide(answer, *endpoint);
-        const auto record_line = [&](store::Tx& tx) {
-          cards::decisions::record(tx, context.tenant_id(), endpoint->id, *sent, answer,
-                                   context.now());
+  response.later = std::make_shared<http::Later>(
+      [detached, sent, endpoint, transaction_id = std::move(asking.question.card_transaction_id),
+       unit, refused = pinned.refused](http::Later& later) {
+        auto conclude = [later = later.shared_from_this(), detached, sent, endpoint,
+                         transaction_id, unit](cards::decisions::Answer answer) {
+          const cards::TenantDecision decision = cards::decisions::decide(answer, *endpoint);
+          write_decision(later, std::make_shared<const Decided>(
+                                    Decided{detached, sent, endpoint, transaction_id, unit,
+                                            std::move(answer), decision}));
         };
-        bool recorded = false;
-        http::Response response = context.write([&](store::Tx& tx) -> Result<http::Response> {
-          recorded = false;  // the unit may run again (a PostgreSQL retry)
-          auto made = unit(tx, context, &decision, *transaction_id, nullptr);
-          if (!made) return made;  // undone whole; the line is recorded on its own below
-          record_line(tx);
-          recorded = true;
-          return made;
-        });
-        // The step failed (an increment the endpoint declined) or was not written: the request
-        // still has its line, in a unit of its own. No savepoint around the step: a decision
-        // that writes pays no round trips for the rare one that fails.
-        if (!recorded) {
-          static_cast<void>(context.services.store.write<Unit>([&](store::Tx& tx) -> Status {
-            record_line(tx);
-            return ok_status();
-          }));
-        }
-        return response;
+        if (refused) return conclude(cards::decisions::refused_answer(*refused));
+        const auto asked_at = std::chrono::steady_clock::now();
+        const std::int64_t timeout_ms = endpoint->authorization_timeout_ms;
+        detached->context.services.authorization_requests.submit(
+            sent->request, [conclude, asked_at, timeout_ms](http_client::Response answered) {
+              const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - asked_at)
+                                      .count();
+              conclude(cards::decisions::answer_of(answered, timeout_ms, waited));
+            });
       });
-    };
-    if (refused) return conclude(cards::decisions::refused_answer(*refused));
-    const auto asked_at = std::chrono::steady_clock::now();
-    const std::int64_t timeout_ms = endpoint->authorization_timeout_ms;
-    detached->context.services.authorization_requests.submit(
-        sent->request, [conclude, asked_at, timeout_ms](http_client::Response answered) {
-          const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::steady_clock::now() - asked_at)
-                                  .count();
-          conclude(cards::decisions::answer_of(answered, timeout_ms, waited));
-        });
-  });
   return response;
 }
 
@@ -214,8 +259,10 @@ ToAsk to_ask(Context& context,
              const std::function<std::optional<cards::decisions::Question>(store::Tx&)>& question) {
   // Read with the credential: most tenants have no such endpoint, and pay nothing more here.
   if (context.principal && !context.principal->may_have_authorization_endpoint) return {};
-  // The endpoint, its secrets and Tesoro's checks in one read snapshot.
-  auto found = context.services.store.read<ToAsk>([&](store::Tx& tx) -> Result<ToAsk> {
+  // The endpoint, its secrets and Tesoro's checks, each statement its own snapshot (no
+  // transaction around them: two round trips fewer on PostgreSQL). They need not agree: the
+  // endpoint may change after any read of it, and the write checks the card and its money again.
+  auto found = context.services.store.read_single<ToAsk>([&](store::Tx& tx) -> Result<ToAsk> {
     auto endpoint = webhooks::authorization_endpoint(tx, context.services.secrets,
                                                      context.tenant_id(),
                                                      context.services.clock.now());

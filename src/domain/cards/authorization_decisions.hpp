@@ -4,8 +4,8 @@
 // own is put to the tenant's authorization endpoint (webhooks::authorization_endpoint), whose
 // answer decides it. The round trip, as the API runs it (api/core_api/card_transactions.cpp):
 //
-// 1. In a read snapshot, on a worker: Tesoro's checks (cards::approvable_authorization,
-//    cards::incrementable) and, when they approve, the endpoint and its signing secrets (ask()).
+// 1. In reads on a worker (no transaction: the write checks again): the endpoint and its signing
+//    secrets, and Tesoro's checks (cards::approvable_authorization, cards::incrementable).
 //    Its host is resolved and checked as deliveries' are (webhooks::pin_destination).
 // 2. No transaction open and no thread held: the signed POST (request_for()) goes out on the
 //    server's asynchronous client (http_client::AsyncClient, one thread for every request in

@@ -210,9 +210,13 @@ class Connection {
 
 using SqliteTx = ConnectionTx<Connection, Engine::sqlite>;
 
+// A unit in the writer's queue: write()'s, whose caller waits on `done`, or a queued one
+// (write_queued), which owns its function and is told its outcome by `queued_done`.
 struct WriteUnit {
-  const std::function<bool(Tx&)>* fn;
+  const std::function<bool(Tx&)>* fn = nullptr;
   std::promise<void> done;
+  std::function<bool(Tx&)> owned_fn;
+  std::function<void(std::exception_ptr)> queued_done;
 };
 
 class SqliteStore;
@@ -306,21 +310,27 @@ class SqliteStore final : public Store {
   }
 
   void run_write(const std::function<bool(Tx&)>& fn) override {
-    WriteUnit unit{&fn, {}};
+    WriteUnit unit;
+    unit.fn = &fn;
     std::future<void> done = unit.done.get_future();
-    {
-      std::lock_guard lock(queue_mutex_);
-      // The writer drains what is queued and exits: a unit queued now would wait for ever.
-      if (stopping_) throw StoreError("the store is stopped", true);
-      if (queue_.size() >= limits::k_write_queue_max) {
-        throw StoreError("write queue is full", true);
-      }
-      queue_.push_back(&unit);
-      units_queued_.fetch_add(1);
-      metrics::set_write_queue_depth(queue_.size());
-    }
-    queue_ready_.notify_one();
+    enqueue(&unit);
     done.get();  // rethrows the unit's exception, or the commit's
+  }
+
+  bool run_write_queued(std::function<bool(Tx&)> fn,
+                        std::function<void(std::exception_ptr)> done) override {
+    auto unit = std::make_unique<WriteUnit>();
+    unit->owned_fn = std::move(fn);
+    unit->fn = &unit->owned_fn;
+    unit->queued_done = std::move(done);
+    try {
+      enqueue(unit.get());
+    } catch (const StoreError&) {
+      unit->queued_done(std::current_exception());
+      return true;
+    }
+    unit.release();  // the writer's now: commit_batch deletes it once it has told its outcome
+    return true;
   }
 
  public:
@@ -347,6 +357,23 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // Hands a unit to the writer; throws StoreError{unavailable}, queueing nothing, when the store
+  // is stopped (the writer drains what is queued and exits: a unit queued now would wait for
+  // ever) or its queue is full.
+  void enqueue(WriteUnit* unit) {
+    {
+      std::lock_guard lock(queue_mutex_);
+      if (stopping_) throw StoreError("the store is stopped", true);
+      if (queue_.size() >= limits::k_write_queue_max) {
+        throw StoreError("write queue is full", true);
+      }
+      queue_.push_back(unit);
+      units_queued_.fetch_add(1);
+      metrics::set_write_queue_depth(queue_.size());
+    }
+    queue_ready_.notify_one();
+  }
+
   // Lends a reader connection to body and takes it back, however body leaves: the one the
   // calling thread holds (hold_reader) when it has one not in use, else one from the pool.
   template <class F>
@@ -506,9 +533,26 @@ class SqliteStore final : public Store {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     metrics::observe_commit_batch(batch.size(), seconds);
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (batch_failure) batch[i]->done.set_exception(batch_failure);
-      else if (failures[i]) batch[i]->done.set_exception(failures[i]);
-      else batch[i]->done.set_value();
+      const std::exception_ptr failure = batch_failure ? batch_failure : failures[i];
+      if (batch[i]->queued_done) {
+        tell_queued(std::unique_ptr<WriteUnit>(batch[i]), failure);
+      } else if (failure) {
+        batch[i]->done.set_exception(failure);
+      } else {
+        batch[i]->done.set_value();
+      }
+    }
+  }
+
+  // A queued unit's outcome, told on the writer's thread: what its caller does with it must
+  // not stop the writer.
+  static void tell_queued(std::unique_ptr<WriteUnit> unit, std::exception_ptr failure) {
+    try {
+      unit->queued_done(failure);
+    } catch (const std::exception& thrown) {
+      log::write(log::Level::error, "store.queued_outcome_failed", {{"what", thrown.what()}});
+    } catch (...) {
+      log::write(log::Level::error, "store.queued_outcome_failed", {{"what", "unknown"}});
     }
   }
 
