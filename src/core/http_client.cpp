@@ -15,6 +15,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "core/thread_priority.hpp"
+
 namespace tesoro::http_client {
 namespace {
 
@@ -390,7 +392,10 @@ void Multi::wakeup() {
 }
 
 AsyncClient::AsyncClient(std::size_t slots) : multi_(slots), in_flight_(slots) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    thread_priority::name_this_thread("http-client");  // for operators (top -H, perf)
+    run();
+  });
 }
 
 AsyncClient::~AsyncClient() { stop(); }
