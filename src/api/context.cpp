@@ -1,6 +1,6 @@
 #include "api/context.hpp"
 
-#include "domain/idempotency/idempotency.hpp"
+#include "store/idempotency.hpp"
 
 namespace tesoro::api {
 

@@ -13,12 +13,12 @@
 #include "core/crypto.hpp"
 #include "core/http_client.hpp"
 #include "core/limits.hpp"
-#include "domain/webhooks/endpoints.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/console/sessions.hpp"
-#include "domain/idempotency/idempotency.hpp"
+#include "domain/webhooks/endpoints.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
+#include "store/idempotency.hpp"
 #include "store/store.hpp"
 
 namespace tesoro::api {

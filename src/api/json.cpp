@@ -190,6 +190,14 @@ std::string loggable_path(std::string_view target) {
   return std::string(path);
 }
 
+std::string www_authenticate(const Challenge& challenge) {
+  if (challenge.scheme == Challenge::Scheme::basic) return "Basic realm=\"tesoro\"";
+  std::string header = "Bearer realm=\"tesoro\"";
+  if (!challenge.token_error.empty()) header += ", error=\"" + challenge.token_error + "\"";
+  if (!challenge.scope.empty()) header += ", scope=\"" + challenge.scope + "\"";
+  return header;
+}
+
 http::Response render_error(const Error& error, const ErrorScope& scope) {
   std::string log_id = ids::generate("log");
   json::object envelope;
@@ -208,7 +216,10 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
     codes += (codes.empty() ? "" : ",") + item.error_code;
   }
   envelope["errors"] = std::move(items);
-  for (const auto& [key, value] : error.extra_fields) envelope[key] = value;
+  if (error.oauth && !error.errors.empty()) {  // RFC 6749 section 5.2
+    envelope["error"] = error.errors.front().error_code;
+    envelope["error_description"] = error.errors.front().message;
+  }
 
   // warn, not info: every error id must reach the log at the default and the benchmark levels.
   log::Fields fields = {
@@ -224,7 +235,10 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
   log::write(error.status >= 500 ? log::Level::error : log::Level::warn, "request.error", fields);
 
   http::Response response = json_response(error.status, envelope);
-  for (const auto& [name, value] : error.headers) response.set_header(name, value);
+  if (error.challenge) response.set_header("WWW-Authenticate", www_authenticate(*error.challenge));
+  if (error.retry_after_seconds) {
+    response.set_header("Retry-After", std::to_string(*error.retry_after_seconds));
+  }
   return response;
 }
 

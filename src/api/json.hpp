@@ -42,7 +42,13 @@ struct ErrorScope {
 // segment of a path that carries one replaced (/activate/{token} -> /activate/[redacted]).
 std::string loggable_path(std::string_view target);
 
-// Renders the contract's envelope, assigns the log_ id and writes the error log line.
+// The WWW-Authenticate header of a refused credential: Bearer realm="tesoro" with RFC 6750's
+// error (and scope), or Basic realm="tesoro" for the token endpoint's client credentials.
+std::string www_authenticate(const Challenge& challenge);
+
+// Renders the contract's envelope (with RFC 6749's fields for the token endpoint's errors),
+// assigns the log_ id and writes the error log line; the error's challenge and retry delay
+// become the WWW-Authenticate and Retry-After headers.
 http::Response render_error(const Error& error, const ErrorScope& scope);
 
 }  // namespace tesoro::api

@@ -12,16 +12,16 @@
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "domain/cards/card_transactions.hpp"
-#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/console/sessions.hpp"
 #include "domain/events/events.hpp"
-#include "domain/idempotency/idempotency.hpp"
+#include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/transfers/outgoing_transfers.hpp"
 #include "domain/transfers/processor.hpp"
 #include "domain/webhooks/dispatcher.hpp"
 #include "http/later.hpp"
+#include "store/idempotency.hpp"
 
 namespace tesoro::app {
 namespace {

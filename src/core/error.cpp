@@ -173,7 +173,7 @@ Error item_not_found(std::string what) {
 
 Error rate_limited(long retry_after_seconds) {
   Error error = of(ErrorCode::rate_limit_exceeded);
-  error.headers.emplace_back("Retry-After", std::to_string(retry_after_seconds));
+  error.retry_after_seconds = retry_after_seconds;
   return error;
 }
 
@@ -184,7 +184,7 @@ Error headers_too_large() { return of(ErrorCode::headers_too_large); }
 Error internal() { return of(ErrorCode::internal_error); }
 Error unavailable() {
   Error error = of(ErrorCode::service_is_unavailable);
-  error.headers.emplace_back("Retry-After", std::to_string(limits::k_unavailable_retry_after_seconds));
+  error.retry_after_seconds = limits::k_unavailable_retry_after_seconds;
   return error;
 }
 Error idempotency_key_reused() {

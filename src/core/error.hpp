@@ -17,14 +17,27 @@ struct ErrorItem {
   std::optional<std::string> url;
 };
 
+// A refused credential: what the caller is to present instead. Bearer tokens follow RFC 6750
+// (section 3.1: no error when the request carried no bearer credential at all), the token
+// endpoint's client credentials RFC 7617. api/ says it as WWW-Authenticate.
+struct Challenge {
+  enum class Scheme { bearer, basic };
+  Scheme scheme = Scheme::bearer;
+  std::string token_error;  // bearer: empty, invalid_token or insufficient_scope
+  std::string scope;        // insufficient_scope: the scope the route needs
+};
+
 struct Error {
   int status = 500;
   std::string message;  // the envelope's summary
   std::vector<ErrorItem> errors;
-  // Extra top-level string fields, e.g. RFC 6749 `error` and `error_description`.
-  std::vector<std::pair<std::string, std::string>> extra_fields;
-  // Extra response headers, e.g. Retry-After.
-  std::vector<std::pair<std::string, std::string>> headers;
+  // An error of the OAuth token endpoint (RFC 6749 section 5.2): the envelope also carries the
+  // code as `error` and the item's message as `error_description`.
+  bool oauth = false;
+  std::optional<Challenge> challenge;
+  // When trying again can succeed (a rate limit, a service unavailable for now): api/ says it
+  // as Retry-After.
+  std::optional<long> retry_after_seconds;
   // Fields for the error's log line only, never sent to the client: why a credential failed,
   // which credential (its public id or prefix, never the secret).
   std::vector<std::pair<std::string, std::string>> log_fields;

@@ -1,4 +1,4 @@
-#include "domain/idempotency/idempotency.hpp"
+#include "store/idempotency.hpp"
 
 #include "core/crypto.hpp"
 #include "core/limits.hpp"

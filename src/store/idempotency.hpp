@@ -1,7 +1,9 @@
 #pragma once
 // Stored responses of idempotent requests, kept per tenant for 24 hours. The record is written
 // in the same transaction as the effect it belongs to, so a replay can never see an effect
-// without its response, or a response without its effect.
+// without its response, or a response without its effect. What it keeps is an HTTP answer
+// (status, content type, body) that api/ gives it: a mechanism of the write unit, not a rule of
+// the domain, so it lives with the store (its SQL may not be in api/).
 #include <optional>
 #include <string>
 #include <string_view>

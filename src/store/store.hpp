@@ -18,7 +18,8 @@
 //   as write() would run it and returns at once; `then` gets the outcome after the commit (and
 //   after the unit's after-commit work), on the writer's thread. Where writes block their caller
 //   (PostgreSQL), queues nothing and returns false: write() then, on a thread that may block.
-// - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits.
+// - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits; so does
+//   the outcome write_queued() gives, on the calling thread.
 // - A failure of the storage itself throws StoreError (caught once at the request boundary).
 // - read() and write() block the calling thread; call them from worker threads, never from I/O
 //   threads.

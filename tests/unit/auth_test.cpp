@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "api/json.hpp"
 #include "app/rate_limiter.hpp"
 #include "domain/auth/credentials.hpp"
 
@@ -128,11 +129,9 @@ TEST(Credentials, HintIsTheSchemePrefixAndFourCharactersAtMost) {
 }
 
 TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
+  // What the client reads: the header api/ says the refusal's challenge as.
   auto www_authenticate = [](const Error& error) {
-    for (const auto& [name, value] : error.headers) {
-      if (name == "WWW-Authenticate") return value;
-    }
-    return std::string();
+    return error.challenge ? api::www_authenticate(*error.challenge) : std::string();
   };
   auto missing = auth::bearer_credential(nullptr, auth::Surface::participant);
   ASSERT_FALSE(missing.ok());
@@ -148,6 +147,15 @@ TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(www_authenticate(malformed.error()),
             "Bearer realm=\"tesoro\", error=\"invalid_token\"");
+  auth::Principal principal;
+  principal.credential_id = "key_1";
+  EXPECT_EQ(www_authenticate(auth::insufficient_scope(principal, "cards:write")),
+            "Bearer realm=\"tesoro\", error=\"insufficient_scope\", scope=\"cards:write\"");
+  const Error client_refused = auth::oauth_error(ErrorCode::invalid_client, "unknown client");
+  EXPECT_TRUE(client_refused.oauth);
+  EXPECT_EQ(www_authenticate(client_refused), "Basic realm=\"tesoro\"");
+  EXPECT_EQ(www_authenticate(auth::oauth_error(ErrorCode::invalid_scope, "no such scope")), "")
+      << "a 400 of the token endpoint challenges nothing";
   std::string good = "bearer  sk_sandbox_x ";
   auto credential = auth::bearer_credential(&good, auth::Surface::core);
   ASSERT_TRUE(credential.ok());

@@ -24,9 +24,9 @@
 #include "core/money.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
-#include "domain/idempotency/idempotency.hpp"
 #include "http/request_head.hpp"
 #include "http/router.hpp"
+#include "store/idempotency.hpp"
 
 using namespace tesoro;
 

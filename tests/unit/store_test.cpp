@@ -15,9 +15,9 @@
 
 #include "core/limits.hpp"
 #include "core/metrics.hpp"
-#include "domain/idempotency/idempotency.hpp"
 #include "domain/jobs/jobs.hpp"
 #include "store/bulk.hpp"
+#include "store/idempotency.hpp"
 #include "store/postgres/postgres_store.hpp"
 #include "store/sqlite/wal_vfs.hpp"
 #include "test_stores.hpp"

@@ -375,9 +375,7 @@ Error unauthenticated(Surface surface, Refusal refusal, std::string credential) 
                            participant ? text.participant_message : text.core_message);
   // RFC 6750 section 3.1: no error code when the request carried no bearer credential at all.
   bool sent_bearer = refusal != Refusal::no_header && refusal != Refusal::other_scheme;
-  error.headers.emplace_back("WWW-Authenticate",
-                             sent_bearer ? "Bearer realm=\"tesoro\", error=\"invalid_token\""
-                                         : "Bearer realm=\"tesoro\"");
+  error.challenge = Challenge{Challenge::Scheme::bearer, sent_bearer ? "invalid_token" : "", ""};
   error.log_fields.emplace_back("auth_reason", text.log_reason);
   if (!credential.empty()) error.log_fields.emplace_back("credential", std::move(credential));
   return error;
@@ -471,9 +469,7 @@ Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view 
 Error insufficient_scope(const Principal& principal, const std::string& needed_scope) {
   Error error =
       errors::of(ErrorCode::not_authorized, std::nullopt, "requires scope " + needed_scope);
-  error.headers.emplace_back("WWW-Authenticate",
-                             "Bearer realm=\"tesoro\", error=\"insufficient_scope\", scope=\"" +
-                                 needed_scope + "\"");
+  error.challenge = Challenge{Challenge::Scheme::bearer, "insufficient_scope", needed_scope};
   error.log_fields.emplace_back("auth_reason", "insufficient_scope");
   error.log_fields.emplace_back("credential",
                                 principal.key_prefix.empty()
@@ -483,13 +479,9 @@ Error insufficient_scope(const Principal& principal, const std::string& needed_s
 }
 
 Error oauth_error(ErrorCode code, std::string description) {
-  const ErrorKind& kind = error_kind(code);
-  Error result = errors::of(code, std::nullopt, description);
-  result.extra_fields.emplace_back("error", std::string(kind.name));
-  result.extra_fields.emplace_back("error_description", std::move(description));
-  if (kind.status == 401) {
-    result.headers.emplace_back("WWW-Authenticate", "Basic realm=\"tesoro\"");
-  }
+  Error result = errors::of(code, std::nullopt, std::move(description));
+  result.oauth = true;
+  if (result.status == 401) result.challenge = Challenge{Challenge::Scheme::basic, "", ""};
   return result;
 }
 
