@@ -1,5 +1,6 @@
 #pragma once
 // Every limit of the server, in one place, with the relations between them checked at compile time.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -227,6 +228,16 @@ inline constexpr std::int64_t k_webhook_timeout_ms = 15000;  // one delivery att
 inline constexpr std::int64_t k_webhook_lease_seconds = 60;
 inline constexpr std::int64_t k_webhook_response_body_max_bytes = 1024;  // kept in the log's error
 inline constexpr std::int64_t k_webhook_fanout_batch_max = 500;  // events per fan-out unit
+// The delay before attempts 2..8 of a delivery (decisions.md): 5 s, 5 min, 30 min, 2 h, 5 h,
+// 10 h, 10 h, on the tenant clock in the sandbox. An endpoint's Retry-After is honoured up to the
+// longest of them.
+inline constexpr std::array<std::int64_t, 7> k_webhook_retry_delay_seconds = {
+    5, 300, 1800, 7200, 18000, 36000, 36000};
+inline constexpr std::int64_t k_webhook_retry_after_max_seconds = 36000;
+// The dispatcher writes its attempts in units of at most this many (and whenever nothing is in
+// flight), and a pass in flight looks at the server's stopping this often.
+inline constexpr std::size_t k_webhook_attempts_per_unit = 32;
+inline constexpr int k_webhook_dispatch_poll_ms = 100;
 // Authorization decisioning by the tenant (domain/cards/authorization_decisions.hpp): what an
 // endpoint's authorization_timeout_ms may be, the decision answer's size and reason, and how
 // many requests one node keeps in flight (on one thread, curl multi); more wait their turn
@@ -287,6 +298,8 @@ static_assert(k_qr_image_width_min <= k_qr_image_width_default &&
               k_qr_image_width_default <= k_qr_image_width_max);
 static_assert(k_qr_image_width_max <= k_qr_image_width_max_pixels,
               "every image_width the API takes must be one qr_image::png makes");
+static_assert(k_webhook_retry_after_max_seconds == k_webhook_retry_delay_seconds.back(),
+              "a Retry-After is honoured up to the longest delay of the schedule");
 static_assert(k_worker_poll_ms < k_job_lease_seconds * 1000, "a live worker renews nothing: "
               "its lease must outlast many polls");
 static_assert(k_console_scrypt_log2_n <= k_console_scrypt_log2_n_max);

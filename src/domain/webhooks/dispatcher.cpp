@@ -24,19 +24,14 @@ namespace tesoro::webhooks {
 namespace {
 
 constexpr time::Micros k_second = time::k_micros_per_second;
-// The delay before attempts 2..8 (decisions.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h.
-constexpr std::array<time::Micros, 7> k_retry_delays = {
-    5 * k_second,    300 * k_second,   1800 * k_second, 7200 * k_second,
-    18000 * k_second, 36000 * k_second, 36000 * k_second};
-constexpr time::Micros k_longest_delay = 36000 * k_second;
-constexpr int k_poll_wait_ms = 100;  // how often a pass in flight looks at `stopping`
-constexpr std::size_t k_records_per_unit = 32;  // attempts written per write unit, at most
+constexpr time::Micros k_longest_delay = limits::k_webhook_retry_after_max_seconds * k_second;
 
 }  // namespace
 
 std::optional<time::Micros> retry_delay_micros(int attempt) {
-  if (attempt < 2 || attempt > static_cast<int>(k_retry_delays.size()) + 1) return std::nullopt;
-  return k_retry_delays[static_cast<std::size_t>(attempt - 2)];
+  const auto& delays = limits::k_webhook_retry_delay_seconds;
+  if (attempt < 2 || attempt > static_cast<int>(delays.size()) + 1) return std::nullopt;
+  return delays[static_cast<std::size_t>(attempt - 2)] * k_second;
 }
 
 std::optional<time::Micros> next_retry_delay_micros(int attempt,
@@ -481,8 +476,8 @@ bool stopping(const DispatcherOptions& options) {
 
 // Sends every leased endpoint's due deliveries: endpoints concurrently, each one's in order,
 // one at a time. An endpoint's next request goes as soon as the previous one succeeded; outcomes
-// are written in units of up to k_records_per_unit (and whenever nothing is in flight), so a fast
-// receiver is not held to one commit per event. A crash before an outcome is written sends that
+// are written in units of up to limits::k_webhook_attempts_per_unit (and whenever nothing is in
+// flight), so a fast receiver is not held to one commit per event. A crash before an outcome is written sends that
 // event again: at least once. Returns how many attempts it made.
 std::int64_t deliver(store::Store& store, const DispatcherOptions& options, const Lease& lease,
                      std::vector<Leased>& leased, const time::Clock& clock) {
@@ -510,7 +505,7 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
       multi.abandon_all();  // unrecorded: still pending, sent again after the restart
       break;
     }
-    for (auto& [slot, response] : multi.poll(k_poll_wait_ms)) {
+    for (auto& [slot, response] : multi.poll(limits::k_webhook_dispatch_poll_ms)) {
       Leased& endpoint = leased[slot];
       const time::Micros real_now = clock.now();
       Recorded done{slot, std::move(endpoint.queue.front()), outcome_of(response, real_now),
@@ -524,7 +519,7 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
       }
       waiting.push_back(std::move(done));
     }
-    if (waiting.size() >= k_records_per_unit || multi.running() == 0) {
+    if (waiting.size() >= limits::k_webhook_attempts_per_unit || multi.running() == 0) {
       record_all(store, lease, leased, waiting);
     }
   }
