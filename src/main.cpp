@@ -50,115 +50,129 @@ CLI::Validator known_currency() {
       "ISO 4217");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace tesoro::app;
-  CLI::App cli{"Tesoro: ledger, cards, payouts and instant payments over HTTP"};
-  cli.set_version_flag("--version", "tesoro " TESORO_VERSION);
-  // --help shows every option's default value.
-  cli.option_defaults()->always_capture_default();
-  cli.require_subcommand(1);
-  StoreFlags flags;
+// The command line of each command, filled in by parsing, read by its callback.
+struct CommandLine {
+  tesoro::app::StoreFlags flags;
   bool as_json = false;
   std::string name = "sandbox";
   std::string environment = "sandbox";
   std::string tenant_id, scopes, key_id, client_id, email;
-  OwnerFlags owner;
+  tesoro::app::OwnerFlags owner;
   int exit_code = 0;
-  // The console owner that init and tenant create make.
-  auto add_owner_flags = [&owner](CLI::App* command) {
-    command->add_option("--owner-email", owner.email, "email of the tenant's console owner")
-        ->default_str("owner+<tenant id in lower case>@tesoro.local");
-    command->add_option("--public-url", owner.public_url,
-                        "where browsers reach the server: the base of the printed console_url")
-        ->envname("TESORO_PUBLIC_URL");
-  };
+};
 
+// The console owner that init and tenant create make.
+void add_owner_flags(tesoro::app::OwnerFlags& owner, CLI::App* command) {
+  command->add_option("--owner-email", owner.email, "email of the tenant's console owner")
+      ->default_str("owner+<tenant id in lower case>@tesoro.local");
+  command
+      ->add_option("--public-url", owner.public_url,
+                   "where browsers reach the server: the base of the printed console_url")
+      ->envname("TESORO_PUBLIC_URL");
+}
+
+// The operator's commands: init, tenant, keys, clients, users and verify.
+void add_operator_commands(CLI::App& cli, CommandLine& line) {
+  using namespace tesoro::app;
   auto* init = cli.add_subcommand("init", "create the database and a sandbox tenant");
-  add_store_flags(init, flags);
-  init->add_option("--name", name, "tenant name");
-  add_owner_flags(init);
-  init->add_flag("--json", as_json, "print one JSON object");
-  init->callback([&] { exit_code = command_init(flags, name, owner, as_json); });
+  add_store_flags(init, line.flags);
+  init->add_option("--name", line.name, "tenant name");
+  add_owner_flags(line.owner, init);
+  init->add_flag("--json", line.as_json, "print one JSON object");
+  init->callback(
+      [&line] { line.exit_code = command_init(line.flags, line.name, line.owner, line.as_json); });
 
   auto* tenant = cli.add_subcommand("tenant", "manage tenants");
   tenant->require_subcommand(1);
   auto* tenant_create = tenant->add_subcommand("create", "create another tenant");
-  add_store_flags(tenant_create, flags);
-  tenant_create->add_option("--name", name, "tenant name")->required();
-  tenant_create->add_option("--environment", environment, "sandbox or production")
+  add_store_flags(tenant_create, line.flags);
+  tenant_create->add_option("--name", line.name, "tenant name")->required();
+  tenant_create->add_option("--environment", line.environment, "sandbox or production")
       ->check(CLI::IsMember({"sandbox", "production"}));
-  add_owner_flags(tenant_create);
-  tenant_create->add_flag("--json", as_json, "print one JSON object");
-  tenant_create->callback(
-      [&] { exit_code = command_tenant_create(flags, name, environment, owner, as_json); });
+  add_owner_flags(line.owner, tenant_create);
+  tenant_create->add_flag("--json", line.as_json, "print one JSON object");
+  tenant_create->callback([&line] {
+    line.exit_code =
+        command_tenant_create(line.flags, line.name, line.environment, line.owner, line.as_json);
+  });
   auto* tenant_list = tenant->add_subcommand(
       "list", "list the tenants (exit 1 when the database is not initialised)");
-  add_store_flags(tenant_list, flags);
-  tenant_list->add_flag("--json", as_json, "print JSON");
-  tenant_list->callback([&] { exit_code = command_tenant_list(flags, as_json); });
+  add_store_flags(tenant_list, line.flags);
+  tenant_list->add_flag("--json", line.as_json, "print JSON");
+  tenant_list->callback(
+      [&line] { line.exit_code = command_tenant_list(line.flags, line.as_json); });
 
   auto* keys = cli.add_subcommand("keys", "manage core API keys");
   keys->require_subcommand(1);
   auto* keys_create = keys->add_subcommand("create", "create an API key");
-  add_store_flags(keys_create, flags);
-  keys_create->add_option("--tenant", tenant_id, "tenant id")->required();
-  keys_create->add_option("--scopes", scopes, core_scopes_help())->required();
-  keys_create->add_flag("--json", as_json, "print one JSON object");
-  keys_create->callback([&] { exit_code = command_keys_create(flags, tenant_id, scopes, as_json); });
+  add_store_flags(keys_create, line.flags);
+  keys_create->add_option("--tenant", line.tenant_id, "tenant id")->required();
+  keys_create->add_option("--scopes", line.scopes, core_scopes_help())->required();
+  keys_create->add_flag("--json", line.as_json, "print one JSON object");
+  keys_create->callback([&line] {
+    line.exit_code = command_keys_create(line.flags, line.tenant_id, line.scopes, line.as_json);
+  });
   auto* keys_list = keys->add_subcommand("list", "list a tenant's API keys");
-  add_store_flags(keys_list, flags);
-  keys_list->add_option("--tenant", tenant_id, "tenant id")->required();
-  keys_list->add_flag("--json", as_json, "print JSON");
-  keys_list->callback([&] { exit_code = command_keys_list(flags, tenant_id, as_json); });
+  add_store_flags(keys_list, line.flags);
+  keys_list->add_option("--tenant", line.tenant_id, "tenant id")->required();
+  keys_list->add_flag("--json", line.as_json, "print JSON");
+  keys_list->callback(
+      [&line] { line.exit_code = command_keys_list(line.flags, line.tenant_id, line.as_json); });
   auto* keys_revoke = keys->add_subcommand("revoke", "revoke an API key");
-  add_store_flags(keys_revoke, flags);
-  keys_revoke->add_option("--id", key_id, "key id")->required();
-  keys_revoke->callback([&] { exit_code = command_keys_revoke(flags, key_id); });
+  add_store_flags(keys_revoke, line.flags);
+  keys_revoke->add_option("--id", line.key_id, "key id")->required();
+  keys_revoke->callback([&line] { line.exit_code = command_keys_revoke(line.flags, line.key_id); });
 
   auto* clients = cli.add_subcommand("clients", "manage OAuth clients of the participant API");
   clients->require_subcommand(1);
   auto* clients_create = clients->add_subcommand("create", "create an OAuth client");
-  add_store_flags(clients_create, flags);
-  clients_create->add_option("--tenant", tenant_id, "tenant id")->required();
-  clients_create->add_option("--scopes", scopes, participant_scopes_help())->required();
-  clients_create->add_flag("--json", as_json, "print one JSON object");
-  clients_create->callback(
-      [&] { exit_code = command_clients_create(flags, tenant_id, scopes, as_json); });
+  add_store_flags(clients_create, line.flags);
+  clients_create->add_option("--tenant", line.tenant_id, "tenant id")->required();
+  clients_create->add_option("--scopes", line.scopes, participant_scopes_help())->required();
+  clients_create->add_flag("--json", line.as_json, "print one JSON object");
+  clients_create->callback([&line] {
+    line.exit_code = command_clients_create(line.flags, line.tenant_id, line.scopes, line.as_json);
+  });
   auto* clients_list = clients->add_subcommand("list", "list a tenant's OAuth clients");
-  add_store_flags(clients_list, flags);
-  clients_list->add_option("--tenant", tenant_id, "tenant id")->required();
-  clients_list->add_flag("--json", as_json, "print JSON");
-  clients_list->callback([&] { exit_code = command_clients_list(flags, tenant_id, as_json); });
+  add_store_flags(clients_list, line.flags);
+  clients_list->add_option("--tenant", line.tenant_id, "tenant id")->required();
+  clients_list->add_flag("--json", line.as_json, "print JSON");
+  clients_list->callback(
+      [&line] { line.exit_code = command_clients_list(line.flags, line.tenant_id, line.as_json); });
   auto* clients_revoke = clients->add_subcommand(
       "revoke", "revoke an OAuth client: its tokens answer 401 from the next request on");
-  add_store_flags(clients_revoke, flags);
-  clients_revoke->add_option("--id", client_id, "client id (cli_...)")->required();
-  clients_revoke->callback([&] { exit_code = command_clients_revoke(flags, client_id); });
+  add_store_flags(clients_revoke, line.flags);
+  clients_revoke->add_option("--id", line.client_id, "client id (cli_...)")->required();
+  clients_revoke->callback(
+      [&line] { line.exit_code = command_clients_revoke(line.flags, line.client_id); });
 
   auto* users = cli.add_subcommand("users", "manage the users of a tenant's console");
   users->require_subcommand(1);
   auto* users_create = users->add_subcommand(
       "create", "add a console user; prints a one-time password, shown only this once");
-  add_store_flags(users_create, flags);
-  users_create->add_option("--tenant", tenant_id, "tenant id")->required();
-  users_create->add_option("--email", email, "the user's email (unique on the server)")
+  add_store_flags(users_create, line.flags);
+  users_create->add_option("--tenant", line.tenant_id, "tenant id")->required();
+  users_create->add_option("--email", line.email, "the user's email (unique on the server)")
       ->required();
-  users_create->add_flag("--json", as_json, "print one JSON object");
-  users_create->callback(
-      [&] { exit_code = command_users_create(flags, tenant_id, email, as_json); });
+  users_create->add_flag("--json", line.as_json, "print one JSON object");
+  users_create->callback([&line] {
+    line.exit_code = command_users_create(line.flags, line.tenant_id, line.email, line.as_json);
+  });
   auto* users_list = users->add_subcommand("list", "list a tenant's console users");
-  add_store_flags(users_list, flags);
-  users_list->add_option("--tenant", tenant_id, "tenant id")->required();
-  users_list->add_flag("--json", as_json, "print JSON");
-  users_list->callback([&] { exit_code = command_users_list(flags, tenant_id, as_json); });
+  add_store_flags(users_list, line.flags);
+  users_list->add_option("--tenant", line.tenant_id, "tenant id")->required();
+  users_list->add_flag("--json", line.as_json, "print JSON");
+  users_list->callback(
+      [&line] { line.exit_code = command_users_list(line.flags, line.tenant_id, line.as_json); });
 
   auto* verify = cli.add_subcommand("verify", "check every ledger invariant");
-  add_store_flags(verify, flags);
-  verify->callback([&] { exit_code = command_verify(flags); });
+  add_store_flags(verify, line.flags);
+  verify->callback([&line] { line.exit_code = command_verify(line.flags); });
+}
 
-  Config config;
+// serve and its options.
+void add_serve_command(CLI::App& cli, tesoro::app::Config& config, int& exit_code) {
+  using namespace tesoro::app;
   auto* serve = cli.add_subcommand("serve", "serve the HTTP API");
   serve->add_option("--data", config.data_dir, "folder of the SQLite database")
       ->envname("TESORO_DATA");
@@ -244,7 +258,22 @@ int main(int argc, char** argv) {
       "(the same on every node; make one with `openssl rand -base64 32`): serve refuses to start "
       "without it. When set, TESORO_CARD_KEY also wins over the SQLite file. It is never a flag "
       "(a command line is visible to other users) and never logged.");
-  serve->callback([&] { exit_code = command_serve(config); });
+  serve->callback([&exit_code, &config] { exit_code = command_serve(config); });
+
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"Tesoro: ledger, cards, payouts and instant payments over HTTP"};
+  cli.set_version_flag("--version", "tesoro " TESORO_VERSION);
+  // --help shows every option's default value.
+  cli.option_defaults()->always_capture_default();
+  cli.require_subcommand(1);
+  CommandLine line;
+  add_operator_commands(cli, line);
+  tesoro::app::Config config;
+  add_serve_command(cli, config, line.exit_code);
 
   try {
     cli.parse(argc, argv);
@@ -257,5 +286,5 @@ int main(int argc, char** argv) {
     std::cerr << "tesoro: " << error.what() << "\n";
     return 1;
   }
-  return exit_code;
+  return line.exit_code;
 }
