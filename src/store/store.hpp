@@ -244,13 +244,13 @@ class Store {
 template <class T, class F>
 bool Store::write_queued(F fn, std::function<void(Outcome<T>)> then) {
   // What the unit leaves for after its commit, kept until the writer says it is durable.
-  struct Unit {
+  struct Queued {
     F fn;
     std::optional<Result<T>> result;
     std::vector<Tx::Hook> hooks;
     std::vector<std::string> topics;
   };
-  auto unit = std::make_shared<Unit>(Unit{std::move(fn), std::nullopt, {}, {}});
+  auto unit = std::make_shared<Queued>(Queued{std::move(fn), std::nullopt, {}, {}});
   return run_write_queued(
       [unit](Tx& tx) {
         unit->result.emplace(unit->fn(tx));
