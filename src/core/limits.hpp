@@ -66,6 +66,10 @@ inline constexpr int k_pg_pool_wait_ms = 5'000;
 // the same network answers in milliseconds; a primary cut off from its standby would wait
 // forever. The wait is then cancelled and the write answered 503 with Retry-After.
 inline constexpr int k_pg_commit_ack_wait_ms = 1'000;
+// Tx::append_rows on PostgreSQL: up to this many rows go in one INSERT sent with the unit's next
+// statement (Tx::exec_later); more in one COPY, a round trip of its own that costs the backend
+// less per row once there are many.
+inline constexpr std::size_t k_pg_deferred_insert_rows = 16;
 // After such a commit, for this long, each write first checks (one query on its connection) that
 // the standbys are connected, and is refused at once (503) when they are not: only the first
 // write after the loss waits out k_pg_commit_ack_wait_ms.

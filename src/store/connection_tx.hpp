@@ -1,7 +1,7 @@
 #pragma once
 // The Tx both engines hand to domain code: a thin adapter over an engine's connection, which
 // provides run(sql, params, rows*) -> rows changed, and may provide copy_in(table_columns, width,
-// values) -> rows written for Tx::append_rows.
+// values) -> rows written for Tx::append_rows and defer(sql, params) for Tx::exec_later.
 #include "store/store.hpp"
 
 namespace tesoro::store {
@@ -17,6 +17,13 @@ class ConnectionTx final : public Tx {
   }
   std::int64_t exec_values(std::string_view sql, std::span<const Value> params) override {
     return connection_.run(sql, params, nullptr);
+  }
+  void exec_later_values(std::string_view sql, std::span<const Value> params) override {
+    if constexpr (requires { connection_.defer(sql, params); }) {
+      connection_.defer(sql, params);
+    } else {
+      connection_.run(sql, params, nullptr);
+    }
   }
   std::int64_t append_rows(std::string_view table_columns, std::size_t width,
                            std::span<const Value> values) override {

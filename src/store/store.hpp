@@ -114,14 +114,30 @@ class Tx {
   // The same with the parameters where they are: a part of a larger list (store::exec_many's
   // statements of a few hundred rows each) is bound without being copied out.
   virtual std::int64_t exec_values(std::string_view sql, std::span<const Value> params) = 0;
+  // A write whose count of changed rows the caller does not need: the engine may send it with
+  // the unit's next statement or its COMMIT, in one round trip (PostgreSQL's pipeline), instead
+  // of waiting for its answer now. Its failure (a constraint, a deadlock) fails the unit where
+  // it is sent: at the next query, exec, append_rows, nested() boundary or the commit, before
+  // any of them runs. So a caller that must tell its failure apart (duplicate_row) uses exec,
+  // or runs it in nested(), whose boundaries send what it deferred. The parameters are copied:
+  // a TextRef's text may go once this returns. SQLite runs it at once (one writer, no round trip).
+  void exec_later(std::string_view sql, const Params& params = {}) {
+    exec_later_values(sql, params);
+  }
+  virtual void exec_later_values(std::string_view sql, std::span<const Value> params) {
+    exec_values(sql, params);
+  }
   virtual Engine engine() const = 0;
   // Appends rows to a table: `table_columns` is "table (column, ...)", `values` hold `width` a
   // row, row after row. SQLite runs INSERT statements of store::k_bulk_rows rows; PostgreSQL
-  // reads the rows in one COPY ... FROM STDIN, which costs its backend about a quarter less
-  // CPU a row than those statements. A row that breaks a uniqueness constraint fails it as it
-  // would an INSERT (StoreError::duplicate_row()); COPY has no ON CONFLICT, so a caller that
-  // may meet such rows runs it in a savepoint (nested) and falls back to an INSERT that skips
-  // them. Returns the rows written.
+  // reads many rows in one COPY ... FROM STDIN, which costs its backend about a quarter less
+  // CPU a row than those statements, and a few (at most limits::k_pg_deferred_insert_rows) in
+  // one INSERT sent as exec_later sends it (a COPY is a round trip of its own, and for a row or
+  // two costs the backend more than an INSERT). A row that breaks a uniqueness constraint fails
+  // it as it would an INSERT (StoreError::duplicate_row()), at the latest at the next nested()
+  // boundary; COPY has no ON CONFLICT, so a caller that may meet such rows runs it in a
+  // savepoint (nested) and falls back to an INSERT that skips them. Returns the rows written
+  // (all of them, or the unit fails).
   virtual std::int64_t append_rows(std::string_view table_columns, std::size_t width,
                                    std::span<const Value> values);
 
@@ -282,13 +298,15 @@ Result<T> Tx::nested(F&& fn) {
   std::optional<Result<T>> result;
   try {
     result.emplace(fn(*this));
+    // Inside the try: RELEASE sends what the nested part deferred (exec_later), whose failure
+    // is the nested part's.
+    if (!result->ok()) undo();
+    exec("RELEASE SAVEPOINT nested_unit");
   } catch (...) {
     undo();
     exec("RELEASE SAVEPOINT nested_unit");
     throw;
   }
-  if (!result->ok()) undo();
-  exec("RELEASE SAVEPOINT nested_unit");
   return std::move(*result);
 }
 

@@ -225,6 +225,98 @@ TEST_P(StoreTest, AppendedRowsReadBackExactlyAndARepeatedKeyIsADuplicateRow) {
   }
 }
 
+// Tx::exec_later: a deferred write is there for the unit's next statement and its commit; its
+// failure fails the unit where it is sent (the next query, the commit), or only the nested part
+// that deferred it, and a failed nested part's writes are not sent again.
+TEST_P(StoreTest, DeferredWritesGoBeforeWhatFollowsAndTheirFailureIsTheirUnitsOrNestedParts) {
+  ASSERT_TRUE(temp->store
+                  ->write<bool>([](store::Tx& tx) -> Result<bool> {
+                    tx.exec("CREATE TABLE deferred (k TEXT PRIMARY KEY, n BIGINT)");
+                    return true;
+                  })
+                  .ok());
+  auto keys = [&] {
+    return temp->store
+        ->read<std::string>([](store::Tx& tx) -> Result<std::string> {
+          std::string all;
+          for (const store::Row& row : tx.query("SELECT k FROM deferred ORDER BY k")) {
+            all += row.text(0) + " ";
+          }
+          return all;
+        })
+        .value();
+  };
+  // Deferred as the unit's first statements, read back by the unit, committed.
+  auto seen = temp->store->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
+    const std::string borrowed = "a";
+    tx.exec_later("INSERT INTO deferred (k, n) VALUES (?, ?)",
+                  {store::TextRef(borrowed), std::int64_t{1}});
+    tx.exec_later("UPDATE deferred SET n = n + 1 WHERE k = ?", {"a"});
+    const std::int64_t n = tx.query_one("SELECT n FROM deferred WHERE k = 'a'")->integer(0);
+    tx.exec_later("INSERT INTO deferred (k, n) VALUES (?, ?)", {"b", nullptr});
+    return n;
+  });
+  ASSERT_TRUE(seen.ok());
+  EXPECT_EQ(seen.value(), 2);
+  EXPECT_EQ(keys(), "a b ");
+
+  // A repeated key deferred: the commit fails as the INSERT would, and nothing of the unit stays.
+  for (bool first_statement : {true, false}) {
+    try {
+      (void)temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+        if (!first_statement) tx.exec("INSERT INTO deferred (k, n) VALUES ('c', 0)");
+        tx.exec_later("INSERT INTO deferred (k, n) VALUES ('d', 0)");
+        tx.exec_later("INSERT INTO deferred (k, n) VALUES ('a', 0)");
+        tx.exec_later("INSERT INTO deferred (k, n) VALUES ('e', 0)");
+        return true;
+      });
+      ADD_FAILURE() << "a repeated key was written";
+    } catch (const store::StoreError& failure) {
+      EXPECT_TRUE(failure.duplicate_row()) << failure.what();
+      EXPECT_FALSE(failure.unavailable());
+    }
+    EXPECT_EQ(keys(), "a b ");
+  }
+  // ... or fails the query it was sent with.
+  try {
+    (void)temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+      tx.exec_later("INSERT INTO deferred (k, n) VALUES ('b', 0)");
+      (void)tx.query("SELECT k FROM deferred");
+      ADD_FAILURE() << "the query ran after a failed deferred write";
+      return true;
+    });
+    ADD_FAILURE() << "a repeated key was written";
+  } catch (const store::StoreError& failure) {
+    EXPECT_TRUE(failure.duplicate_row()) << failure.what();
+  }
+
+  // In a nested part: its failure is the nested part's; the unit goes on and commits the rest.
+  auto outcome = temp->store->write<bool>([&](store::Tx& tx) -> Result<bool> {
+    tx.exec_later("INSERT INTO deferred (k, n) VALUES ('f', 0)");
+    bool duplicate = false;
+    try {
+      (void)tx.nested<bool>([](store::Tx& inner) -> Result<bool> {
+        inner.exec_later("INSERT INTO deferred (k, n) VALUES ('g', 0)");
+        inner.exec_later("INSERT INTO deferred (k, n) VALUES ('b', 0)");
+        return true;
+      });
+    } catch (const store::StoreError& failure) {
+      duplicate = failure.duplicate_row();
+    }
+    // A nested part that returned an error: its deferred writes are undone with it.
+    auto refused = tx.nested<bool>([](store::Tx& inner) -> Result<bool> {
+      inner.exec_later("INSERT INTO deferred (k, n) VALUES ('h', 0)");
+      return errors::make(409, "conflict", "no");
+    });
+    EXPECT_FALSE(refused.ok());
+    tx.exec_later("INSERT INTO deferred (k, n) VALUES ('i', 0)");
+    return duplicate;
+  });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome.value()) << "the nested part's repeated key was not reported as such";
+  EXPECT_EQ(keys(), "a b f i ");
+}
+
 TEST_P(StoreTest, ErrorRollsBackTheWholeUnit) {
   auto result = temp->store->write<int>([](store::Tx& tx) -> Result<int> {
     tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'e1', 'x', '{}', 'now')");

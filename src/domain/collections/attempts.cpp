@@ -62,15 +62,15 @@ Attempt from_row(const store::Row& row) {
 }
 
 void insert_attempt(store::Tx& tx, const std::string& tenant_id, const Attempt& a) {
-  tx.exec("INSERT INTO collection_attempts (tenant_id, id, collection_id, qr_code_id, "
-          "payment_id, amount, currency, key_type, key_value, state, state_reason, "
-          "requested_error, payer, transfer_id, inserted_at, updated_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {tenant_id, a.id, a.collection_id, store::optional_value(a.qr_code_id),
-           store::optional_value(a.payment_id), a.amount_minor, a.currency, a.key_type,
-           a.key_value, a.state, store::optional_value(a.state_reason),
-           store::optional_value(a.requested_error), payer_text(a.payer),
-           store::optional_value(a.transfer_id), a.inserted_at, a.updated_at});
+  tx.exec_later("INSERT INTO collection_attempts (tenant_id, id, collection_id, qr_code_id, "
+                "payment_id, amount, currency, key_type, key_value, state, state_reason, "
+                "requested_error, payer, transfer_id, inserted_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                {tenant_id, a.id, a.collection_id, store::optional_value(a.qr_code_id),
+                 store::optional_value(a.payment_id), a.amount_minor, a.currency, a.key_type,
+                 a.key_value, a.state, store::optional_value(a.state_reason),
+                 store::optional_value(a.requested_error), payer_text(a.payer),
+                 store::optional_value(a.transfer_id), a.inserted_at, a.updated_at});
 }
 
 // What a reader derives from any static code's payload: it names no code in particular.
@@ -121,12 +121,13 @@ Status receive(store::Tx& tx, const std::string& tenant_id, const Collection& co
       {"collection_attempt", attempt.id}, now);
   if (!entry) return std::move(entry).error();
   attempt.transfer_id = ids::generate("bbit");
-  tx.exec("INSERT INTO incoming_transfers (tenant_id, id, collection_id, attempt_id, "
-          "tenant_account_id, amount, currency, end_to_end_id, payer, entry_id, inserted_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {tenant_id, *attempt.transfer_id, collection.id, attempt.id,
-           collection.tenant_account_id, attempt.amount_minor, collection.currency,
-           attempt_end_to_end_id, payer_text(attempt.payer), entry->entry_id, attempt.inserted_at});
+  tx.exec_later(
+      "INSERT INTO incoming_transfers (tenant_id, id, collection_id, attempt_id, "
+      "tenant_account_id, amount, currency, end_to_end_id, payer, entry_id, inserted_at) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      {tenant_id, *attempt.transfer_id, collection.id, attempt.id, collection.tenant_account_id,
+       attempt.amount_minor, collection.currency, attempt_end_to_end_id, payer_text(attempt.payer),
+       entry->entry_id, attempt.inserted_at});
   return ok_status();
 }
 

@@ -146,7 +146,7 @@ void sync_keys(store::Tx& tx, const std::string& tenant_id, Collection& collecti
     key.state = wanted;
   }
   if (!differs) return;
-  tx.exec(
+  tx.exec_later(
       "UPDATE network_keys SET state = ?, updated_at = ? WHERE tenant_id = ? AND "
       "owner_id = ? AND state <> ?",
       {wanted, time::iso(now), tenant_id, collection.id, wanted});
@@ -154,7 +154,7 @@ void sync_keys(store::Tx& tx, const std::string& tenant_id, Collection& collecti
 
 // Writes every field a change may touch.
 void save(store::Tx& tx, const std::string& tenant_id, const Collection& c) {
-  tx.exec(
+  tx.exec_later(
       "UPDATE collections SET minimum_attempt_amount = ?, maximum_attempt_amount = ?, "
       "total_minimum_amount = ?, total_maximum_amount = ?, paid_amount = ?, "
       "successful_attempts = ?, state = ?, state_reason = ?, enabled = ?, expires_at = ?, "

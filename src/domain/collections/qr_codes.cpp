@@ -245,9 +245,9 @@ std::optional<QrCode> find_qr_by_payment_id(store::Tx& tx, const std::string& te
 void count_qr_attempt(store::Tx& tx, const std::string& tenant_id, const std::string& qr_code_id,
                       bool successful, time::Micros now) {
   const char* column = successful ? "successful_attempts" : "failed_attempts";
-  tx.exec(std::string("UPDATE qr_codes SET ") + column + " = " + column +
-              " + 1, updated_at = ? WHERE tenant_id = ? AND id = ?",
-          {time::iso(now), tenant_id, qr_code_id});
+  tx.exec_later(std::string("UPDATE qr_codes SET ") + column + " = " + column +
+                    " + 1, updated_at = ? WHERE tenant_id = ? AND id = ?",
+                {time::iso(now), tenant_id, qr_code_id});
 }
 
 PageOf<QrCode> list_qr_codes(store::Tx& tx, const std::string& tenant_id,

@@ -115,9 +115,9 @@ std::string emit(store::Tx& tx, std::string_view tenant_id, std::string_view typ
             "VALUES (?, ?, ?, ?, ?, ?)",
             values);
   } else {
-    tx.exec("INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            values);
+    tx.exec_later("INSERT INTO event_outbox (tenant_id, id, type, data, inserted_at) "
+                  "VALUES (?, ?, ?, ?, ?)",
+                  values);
   }
   notify_emitted(tx);
   return id;

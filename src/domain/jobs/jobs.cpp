@@ -9,10 +9,10 @@ std::string topic(std::string_view kind) { return "jobs:" + std::string(kind); }
 std::string enqueue(store::Tx& tx, std::string_view tenant_id, std::string_view kind,
                     std::string_view payload, time::Micros run_at, time::Micros now) {
   std::string id = ids::generate("job");
-  tx.exec("INSERT INTO jobs (tenant_id, id, kind, payload, run_at, attempts, inserted_at) "
-          "VALUES (?, ?, ?, ?, ?, 0, ?)",
-          {std::string(tenant_id), id, std::string(kind), std::string(payload), run_at,
-           time::iso(now)});
+  tx.exec_later("INSERT INTO jobs (tenant_id, id, kind, payload, run_at, attempts, inserted_at) "
+                "VALUES (?, ?, ?, ?, ?, 0, ?)",
+                {std::string(tenant_id), id, std::string(kind), std::string(payload), run_at,
+                 time::iso(now)});
   tx.notify(topic(kind));
   return id;
 }

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/check.hpp"
 #include "core/ids.hpp"
 #include "core/limits.hpp"
 #include "core/money.hpp"
 #include "domain/events/events.hpp"
+#include "store/bulk.hpp"
 
 namespace tesoro::ledger {
 namespace {
@@ -68,25 +70,57 @@ struct Journal::Checked {
 Status Journal::lock(std::vector<AccountKey> accounts) {
   std::sort(accounts.begin(), accounts.end());
   accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
-  for (const AccountKey& key : accounts) {
-    if (locked_.contains(key) || system_.contains(key)) continue;
-    // Rows of system accounts do not match the filter, so they are never locked.
-    auto row = tx_.query_one(std::string("SELECT currency, state, balance, held, postings_count, "
-                                         "last_posted_at FROM ledger_accounts "
-                                         "WHERE tenant_id = ? AND id = ? AND surface <> 'system'") +
-                                 std::string(tx_.lock_rows()),
-                             {key.tenant_id, key.id});
-    if (row) {
-      if (!locked_.empty() && key < locked_.rbegin()->first) return errors::internal();
-      locked_[key] = {row->text(0),    row->text(1),    row->integer(2),
-                      row->integer(3), row->integer(4), row->optional_text(5).value_or("")};
-      continue;
-    }
-    auto system = tx_.query_one(
-        "SELECT currency FROM ledger_accounts WHERE tenant_id = ? AND id = ? AND surface = 'system'",
-        {key.tenant_id, key.id});
-    if (!system) return errors::item_not_found("account");
-    system_[key] = system->text(0);
+  std::erase_if(accounts, [&](const AccountKey& key) {
+    return locked_.contains(key) || system_.contains(key);
+  });
+  // A tenant's accounts in one statement per chunk, in their order (the sort below the lock):
+  // customer accounts locked, system accounts (which every settlement touches) only read, so
+  // they are never locked. One round trip for an entry's accounts, not one or two per account.
+  // Locks are taken in key order across calls too (what keeps two units from a deadlock).
+  const std::optional<AccountKey> highest =
+      locked_.empty() ? std::nullopt : std::optional<AccountKey>(locked_.rbegin()->first);
+  auto next = accounts.begin();
+  while (next != accounts.end()) {
+    const std::string& tenant_id = next->tenant_id;
+    auto end = std::find_if(next, accounts.end(),
+                            [&](const AccountKey& key) { return key.tenant_id != tenant_id; });
+    std::vector<std::string> ids;
+    for (auto it = next; it != end; ++it) ids.push_back(it->id);
+    Status status = ok_status();
+    store::for_each_chunk(ids.size(), [&](std::size_t first, std::size_t count) {
+      if (!status) return;
+      const std::string in = store::in_list(count);
+      store::Params params{tenant_id};
+      params.insert(params.end(), ids.begin() + static_cast<std::ptrdiff_t>(first),
+                    ids.begin() + static_cast<std::ptrdiff_t>(first + count));
+      params.push_back(tenant_id);
+      params.insert(params.end(), ids.begin() + static_cast<std::ptrdiff_t>(first),
+                    ids.begin() + static_cast<std::ptrdiff_t>(first + count));
+      const store::Rows rows = tx_.query(
+          "WITH locked AS (SELECT id, currency, state, balance, held, postings_count, "
+          "last_posted_at FROM ledger_accounts WHERE tenant_id = ? AND id IN " + in +
+              " AND surface <> 'system' ORDER BY id" + std::string(tx_.lock_rows()) +
+              ") SELECT 0, id, currency, state, balance, held, postings_count, last_posted_at "
+              "FROM locked UNION ALL SELECT 1, id, currency, '', 0, 0, 0, NULL "
+              "FROM ledger_accounts WHERE tenant_id = ? AND id IN " + in +
+              " AND surface = 'system'",
+          params);
+      std::size_t found = 0;
+      for (const store::Row& row : rows) {
+        AccountKey key{tenant_id, row.text(1)};
+        ++found;
+        if (row.integer(0) == 1) {
+          system_[key] = row.text(2);
+          continue;
+        }
+        if (highest && key < *highest) status = errors::internal();
+        locked_[key] = {row.text(2),    row.text(3),    row.integer(4),
+                        row.integer(5), row.integer(6), row.optional_text(7).value_or("")};
+      }
+      if (found < count) status = errors::item_not_found("account");
+    });
+    if (!status) return status;
+    next = end;
   }
   return ok_status();
 }
@@ -162,10 +196,10 @@ void Journal::store_balance(const AccountKey& key) {
                    account.balance <= limits::k_amount_max_minor,
                "account " + key.id + " of tenant " + key.tenant_id + ": balance " +
                    std::to_string(account.balance) + ", held " + std::to_string(account.held));
-  tx_.exec("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ?, "
-           "postings_count = ?, last_posted_at = ? WHERE tenant_id = ? AND id = ?",
-           {account.balance, at_, at_, account.postings_count, account.last_posted_at,
-            key.tenant_id, key.id});
+  tx_.exec_later("UPDATE ledger_accounts SET balance = ?, balance_updated_at = ?, updated_at = ?, "
+                 "postings_count = ?, last_posted_at = ? WHERE tenant_id = ? AND id = ?",
+                 {account.balance, at_, at_, account.postings_count, account.last_posted_at,
+                  key.tenant_id, key.id});
 }
 
 Result<EntryResult> Journal::post(const std::string& tenant_id, const std::string& kind,
@@ -214,9 +248,9 @@ void Journal::store_held(const std::string& tenant_id, const std::string& accoun
                "account " + account_id + " of tenant " + tenant_id + ": held " +
                    std::to_string(held) + " of a balance of " + std::to_string(account.balance));
   // The available balance changed: so did the balance's updated_at.
-  tx_.exec("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? WHERE tenant_id = ? "
-           "AND id = ?",
-           {held, at_, tenant_id, account_id});
+  tx_.exec_later("UPDATE ledger_accounts SET held = ?, balance_updated_at = ? "
+                 "WHERE tenant_id = ? AND id = ?",
+                 {held, at_, tenant_id, account_id});
 }
 
 Status Journal::hold(const std::string& tenant_id, const std::string& account_id,

@@ -8,8 +8,10 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <poll.h>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "core/limits.hpp"
+#include "store/bulk.hpp"
 #include "store/connection_tx.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
@@ -192,7 +195,8 @@ class Connection {
     } catch (const PgError& failure) {
       // The unit's first statement: nothing of its transaction ran before, so on a pooled
       // connection that died while idle (the server restarted) it is safe to reconnect once and
-      // send both again. A statement's own error (a constraint, a deadlock) is the unit's.
+      // send it all again (BEGIN, the deferred writes, the statement). A statement's own error (a
+      // constraint, a deadlock) is the unit's.
       if (!broken() && !failure.unavailable()) throw;
       PQfinish(conn_);
       conn_ = nullptr;
@@ -208,10 +212,16 @@ class Connection {
   std::int64_t copy_in(std::string_view table_columns, std::size_t width,
                        std::span<const Value> values) {
     if (width == 0 || values.empty()) return 0;
+    if (const std::size_t count = values.size() / width;
+        count <= limits::k_pg_deferred_insert_rows) {
+      defer(bulk_statement("INSERT INTO " + std::string(table_columns), width, count, ""), values);
+      return static_cast<std::int64_t>(count);
+    }
     const std::string data = copy_text(width, values);
     settle();
-    // The unit's BEGIN goes with a first statement, where a dead pooled connection is reopened.
-    if (pending_begin_) run("SELECT 1", {}, nullptr);
+    // The unit's BEGIN and its deferred writes go first, where a dead pooled connection is
+    // reopened.
+    if (pending_begin_ || !deferred_.empty()) run({}, {}, nullptr);
     const std::string sql = "COPY " + std::string(table_columns) + " FROM STDIN";
     PGresult* started = PQexec(conn_, sql.c_str());
     if (PQresultStatus(started) != PGRES_COPY_IN) {
@@ -240,10 +250,28 @@ class Connection {
     return rows;
   }
 
+  // Tx::exec_later: the write waits, its parameters copied, for the unit's next statement or its
+  // COMMIT, and goes in the same pipeline, ahead of it.
+  void defer(std::string_view sql, std::span<const Value> params) {
+    Deferred write{std::string(sql), {}};
+    write.params.reserve(params.size());
+    for (const Value& value : params) {
+      if (std::holds_alternative<std::nullptr_t>(value)) {
+        write.params.emplace_back(std::nullopt);
+      } else if (auto* number = std::get_if<std::int64_t>(&value)) {
+        write.params.emplace_back(std::to_string(*number));
+      } else {
+        write.params.emplace_back(std::string(text_of(value)));
+      }
+    }
+    deferred_.push_back(std::move(write));
+  }
+
   // Starts a transaction lazily: its BEGIN travels with the unit's first statement, in one round
   // trip (libpq pipeline mode), and a unit that runs no statement sends neither BEGIN nor COMMIT.
   void begin(const char* sql) {
     settle();
+    deferred_.clear();
     pending_begin_ = sql;
   }
 
@@ -262,6 +290,7 @@ class Connection {
   }
 
   void rollback() {
+    deferred_.clear();  // never sent, or sent and undone with the transaction
     if (std::exchange(pending_begin_, nullptr)) return;
     exec_plain("ROLLBACK");
   }
@@ -274,8 +303,14 @@ class Connection {
     while (PGresult* result = PQgetResult(conn_)) PQclear(result);
   }
 
+  // Runs `sql` (none when empty: only what waits before it), after the unit's BEGIN when
+  // begin_sql is given and after the deferred writes, all in one round trip.
   std::int64_t execute(std::string_view sql, std::span<const Value> params, Rows* rows,
                        const char* begin_sql) {
+    if (sql.empty()) {
+      if (begin_sql || !deferred_.empty()) PQclear(exec_pipelined(begin_sql, nullptr));
+      return 0;
+    }
     const std::string& name = prepare(sql);
     std::vector<std::string> texts(params.size());
     std::vector<const char*> values(params.size(), nullptr);
@@ -290,9 +325,11 @@ class Connection {
       }
     }
     int count = static_cast<int>(params.size());
-    PGresult* result = begin_sql ? exec_with_begin(begin_sql, name, count, values.data())
-                                 : PQexecPrepared(conn_, name.c_str(), count, values.data(),
-                                                  nullptr, nullptr, 0);
+    const Last last{sql, &name, count, values.data()};
+    PGresult* result = begin_sql || !deferred_.empty()
+                           ? exec_pipelined(begin_sql, &last)
+                           : PQexecPrepared(conn_, name.c_str(), count, values.data(), nullptr,
+                                            nullptr, 0);
     check(result, sql);
     if (rows) {
       int row_count = PQntuples(result);
@@ -315,34 +352,114 @@ class Connection {
     return changed;
   }
 
-  // BEGIN and a prepared statement in one round trip: the statement's result, or a throw when
-  // BEGIN failed.
-  PGresult* exec_with_begin(const char* begin_sql, const std::string& name, int count,
-                            const char* const* values) {
-    if (PQenterPipelineMode(conn_) != 1) {
-      exec_plain(begin_sql);
-      return PQexecPrepared(conn_, name.c_str(), count, values, nullptr, nullptr, 0);
+  // What goes last in a pipeline, whose result the caller reads: a prepared statement with its
+  // parameters, or a statement without any (COMMIT).
+  struct Last {
+    std::string_view sql;
+    const std::string* prepared = nullptr;
+    int count = 0;
+    const char* const* values = nullptr;
+    const char* plain = nullptr;
+  };
+
+  bool send(const Last& last) {
+    if (last.plain) {
+      return PQsendQueryParams(conn_, last.plain, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
     }
-    bool sent = PQsendQueryParams(conn_, begin_sql, 0, nullptr, nullptr, nullptr, nullptr, 0) == 1 &&
-                PQsendQueryPrepared(conn_, name.c_str(), count, values, nullptr, nullptr, 0) == 1 &&
-                PQpipelineSync(conn_) == 1;
-    PGresult* begun = sent ? next_query_result() : nullptr;
-    PGresult* result = sent ? next_query_result() : nullptr;
+    return PQsendQueryPrepared(conn_, last.prepared->c_str(), last.count, last.values, nullptr,
+                               nullptr, 0) == 1;
+  }
+
+  // In one round trip (libpq's pipeline mode): the unit's BEGIN when begin_sql is given, the
+  // deferred writes in their order, and `last` when given (before_last runs before its result
+  // is read, once the others' are). Returns last's result (nullptr without one); throws the first failure among them, as each
+  // would alone (PostgreSQL skips what follows a failure up to the sync). The deferred writes
+  // are forgotten once they ran, kept when the connection failed first or the unit's BEGIN was
+  // among them (run() may then send them again on a new connection).
+  PGresult* exec_pipelined(const char* begin_sql, const Last* last,
+                           const std::function<void()>& before_last = {}) {
+    // Statements are prepared before the pipeline (PQprepare waits for its answer).
+    std::vector<const std::string*> names;
+    names.reserve(deferred_.size());
+    for (const Deferred& write : deferred_) names.push_back(&prepare(write.sql));
+    if (PQenterPipelineMode(conn_) != 1) return exec_one_by_one(begin_sql, last);
+    bool sent = !begin_sql || PQsendQueryParams(conn_, begin_sql, 0, nullptr, nullptr, nullptr,
+                                                nullptr, 0) == 1;
+    std::vector<const char*> texts;
+    for (std::size_t i = 0; i < deferred_.size() && sent; ++i) {
+      texts.clear();
+      for (const auto& param : deferred_[i].params) texts.push_back(param ? param->c_str() : nullptr);
+      sent = PQsendQueryPrepared(conn_, names[i]->c_str(), static_cast<int>(texts.size()),
+                                 texts.data(), nullptr, nullptr, 0) == 1;
+    }
+    if (sent && last) sent = send(*last);
+    sent = sent && PQpipelineSync(conn_) == 1;
+    PGresult* failed = nullptr;  // the first failure, and its statement
+    std::string_view failed_sql;
+    auto take = [&](std::string_view sql) {
+      PGresult* result = next_query_result();
+      const ExecStatusType status = PQresultStatus(result);
+      if (!failed && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        failed = result;
+        failed_sql = sql;
+        return static_cast<PGresult*>(nullptr);
+      }
+      if (failed || !last) {
+        PQclear(result);
+        return static_cast<PGresult*>(nullptr);
+      }
+      return result;
+    };
+    PGresult* result = nullptr;
+    if (sent) {
+      if (begin_sql) take(begin_sql);
+      for (const Deferred& write : deferred_) take(write.sql);
+      if (last) {
+        if (before_last && !failed) before_last();
+        result = take(last->sql);
+      }
+    }
     bool synced = sent && await_sync();
     if (!synced || PQexitPipelineMode(conn_) != 1) {
-      PQclear(begun);
+      PQclear(failed);
       PQclear(result);
       std::string message = conn_ ? PQerrorMessage(conn_) : "";
       PQfinish(conn_);  // out of step with the server: the next use reconnects
       conn_ = nullptr;
       throw PgError("pipeline failed: " + message, "08006", true);
     }
-    if (PQresultStatus(begun) != PGRES_COMMAND_OK) {
+    if (failed) {
       PQclear(result);
-      check(begun, begin_sql);  // throws
+      const std::string statement(failed_sql);  // the deferred writes' texts may go next
+      // With the unit's BEGIN among them nothing of the unit ran: run() may send it all again on
+      // a new connection, and otherwise the unit fails (rollback() forgets them). Later in a
+      // unit they ran and failed: what follows (a savepoint's rollback) must not send them again.
+      if (!begin_sql) deferred_.clear();
+      check(failed, statement);  // throws
     }
-    PQclear(begun);
+    deferred_.clear();
     return result;
+  }
+
+  // Where pipeline mode cannot be entered: the same statements, each waiting for its answer.
+  PGresult* exec_one_by_one(const char* begin_sql, const Last* last) {
+    if (begin_sql) exec_plain(begin_sql);
+    std::vector<Deferred> writes = std::move(deferred_);
+    deferred_.clear();
+    std::vector<const char*> texts;
+    for (const Deferred& write : writes) {
+      texts.clear();
+      for (const auto& param : write.params) texts.push_back(param ? param->c_str() : nullptr);
+      PGresult* done = PQexecPrepared(conn_, prepare(write.sql).c_str(),
+                                      static_cast<int>(texts.size()), texts.data(), nullptr,
+                                      nullptr, 0);
+      check(done, write.sql);
+      PQclear(done);
+    }
+    if (!last) return nullptr;
+    if (last->plain) return PQexec(conn_, last->plain);
+    return PQexecPrepared(conn_, last->prepared->c_str(), last->count, last->values, nullptr,
+                          nullptr, 0);
   }
 
   // In pipeline mode: the next query's result, and the NULL that ends it.
@@ -395,12 +512,45 @@ class Connection {
   // idempotency key resolves: it is replayed only once the standbys hold the record
   // (idempotency::find_for_replay), and made again on a new primary that never had it.
   void commit() {
-    if (std::exchange(pending_begin_, nullptr)) return;  // no statement ran: nothing to commit
+    // No statement ran: nothing to commit.
+    if (deferred_.empty() && std::exchange(pending_begin_, nullptr)) return;
     settle();
-    if (PQsendQuery(conn_, "COMMIT") != 1) check(nullptr, "COMMIT");  // throws
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::milliseconds(limits::k_pg_commit_ack_wait_ms);
+    // A unit whose every statement was deferred: they go first with its BEGIN, where a dead
+    // pooled connection is reopened (run()). Otherwise COMMIT goes with the deferred writes.
+    if (pending_begin_) run({}, {}, nullptr);
     bool cancelled = false;
+    const auto await_answer = [&] {
+      await_commit(std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(limits::k_pg_commit_ack_wait_ms),
+                   cancelled);
+    };
+    PGresult* result = nullptr;
+    if (!deferred_.empty()) {
+      const Last last{"COMMIT", nullptr, 0, nullptr, "COMMIT"};
+      result = exec_pipelined(nullptr, &last, await_answer);
+    } else {
+      if (PQsendQuery(conn_, "COMMIT") != 1) check(nullptr, "COMMIT");  // throws
+      await_answer();
+      result = PQgetResult(conn_);
+      while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
+    }
+    check(result, "COMMIT");
+    std::string tag = PQcmdStatus(result);
+    PQclear(result);
+    if (tag != "COMMIT") throw PgError("COMMIT answered " + tag, "40000", false);
+    if (cancelled) {
+      metrics::count_store_commit_unacknowledged();
+      throw PgError("the synchronous standbys did not acknowledge the commit within " +
+                        std::to_string(limits::k_pg_commit_ack_wait_ms) +
+                        " ms: it stands on this server alone",
+                    k_standbys_missing_state, true);
+    }
+  }
+
+ private:
+  // Waits for COMMIT's answer; past `deadline` asks the server to cancel the wait for the
+  // standbys (`cancelled`), then waits on.
+  void await_commit(std::chrono::steady_clock::time_point deadline, bool& cancelled) {
     while (PQconsumeInput(conn_) == 1 && PQisBusy(conn_) == 1) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
@@ -416,22 +566,8 @@ class Connection {
       pollfd socket{PQsocket(conn_), POLLIN, 0};
       ::poll(&socket, 1, cancelled ? 1'000 : static_cast<int>(left.count()));
     }
-    PGresult* result = PQgetResult(conn_);
-    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);
-    check(result, "COMMIT");
-    std::string tag = PQcmdStatus(result);
-    PQclear(result);
-    if (tag != "COMMIT") throw PgError("COMMIT answered " + tag, "40000", false);
-    if (cancelled) {
-      metrics::count_store_commit_unacknowledged();
-      throw PgError("the synchronous standbys did not acknowledge the commit within " +
-                        std::to_string(limits::k_pg_commit_ack_wait_ms) +
-                        " ms: it stands on this server alone",
-                    k_standbys_missing_state, true);
-    }
   }
 
- private:
   const std::string& prepare(std::string_view sql) {
     auto found = statements_.find(std::string(sql));
     if (found != statements_.end()) return found->second;
@@ -457,6 +593,12 @@ class Connection {
   std::string url_;
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> statements_;
+  // A write Tx::exec_later deferred: its statement and its parameters as texts (NULL: none).
+  struct Deferred {
+    std::string sql;
+    std::vector<std::optional<std::string>> params;
+  };
+  std::vector<Deferred> deferred_;       // in order, sent ahead of the unit's next statement
   const char* pending_begin_ = nullptr;  // begin() before the unit's first statement
   bool commit_in_flight_ = false;        // end_read() sent COMMIT; settle() reads its answer
 };
