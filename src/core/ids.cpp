@@ -2,6 +2,7 @@
 
 #include "core/crypto.hpp"
 #include "core/limits.hpp"
+#include "core/random.hpp"
 #include "core/time.hpp"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ std::string generate(std::string_view prefix) {
   // Drawn from the per-thread pool: ids are public once made, and need no secrecy beyond that.
   unsigned char random[k_random_bytes];
   crypto::pooled_random_bytes(random, sizeof random);
-  return encode(prefix, time_ticks(std::chrono::system_clock::now()), random);
+  return encode(prefix, time_ticks(random::id_time()), random);
 }
 
 namespace {
@@ -88,7 +89,7 @@ std::string encode_network_transaction_id(std::uint64_t ticks, const unsigned ch
 std::string network_transaction_id() {
   unsigned char random[12];
   crypto::pooled_random_bytes(random, sizeof random);
-  return encode_network_transaction_id(time_ticks(std::chrono::system_clock::now()), random);
+  return encode_network_transaction_id(time_ticks(random::id_time()), random);
 }
 
 std::string end_to_end_id(std::int64_t tenant_now_micros) {
@@ -115,7 +116,7 @@ std::string end_to_end_id(std::int64_t tenant_now_micros) {
   unsigned char random[12];
   crypto::pooled_random_bytes(random, sizeof random);
   write_network_transaction_id(id.data() + k_minute_chars,
-                               time_ticks(std::chrono::system_clock::now()), random);
+                               time_ticks(random::id_time()), random);
   return id;
 }
 

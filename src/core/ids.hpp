@@ -1,7 +1,8 @@
 #pragma once
 // Identifiers: prefix, '_', 22 characters of [A-Za-z0-9_-]: 6 characters of creation time
 // (the server's real clock in 1/32 s, in an alphabet whose byte order is time order), then 16
-// characters of 96 bits from a cryptographic source. Ids of one prefix sort by creation time, so
+// characters of 96 bits from a cryptographic source; both drawn through the Random seam
+// (core/random.hpp: random::id_time and the pooled bytes), which a test may replace. Ids of one prefix sort by creation time, so
 // inserts append to their indexes instead of landing on random pages.
 #include <chrono>
 #include <cstdint>
