@@ -574,9 +574,9 @@ void App::add_webhook_workers() {
   workers::PeriodicWorker fanout{
       "webhooks.fanout", std::chrono::milliseconds(limits::k_worker_poll_ms),
       {std::string(events::k_sequenced_topic)},
-      [](store::Store& store, time::Micros real_now) {
+      [this](store::Store& store, time::Micros /*real_now: read once the cursor is held*/) {
         auto fanned = store.write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
-          return webhooks::fan_out(tx, real_now, limits::k_webhook_fanout_batch_max);
+          return webhooks::fan_out(tx, clock_, limits::k_webhook_fanout_batch_max);
         });
         if (fanned.value() > 0) metrics::count_worker_run("webhooks.fanout", false);
         return fanned.value() >= limits::k_webhook_fanout_batch_max;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <thread>
 
 #include "core/http_client.hpp"
@@ -145,8 +147,8 @@ class WebhookDispatcher : public test_stores::EngineStoreTest {
 
   std::int64_t fan_out() {
     return temp->store
-        ->write<std::int64_t>([](store::Tx& tx) -> Result<std::int64_t> {
-          return webhooks::fan_out(tx, time::now_micros(), 100);
+        ->write<std::int64_t>([this](store::Tx& tx) -> Result<std::int64_t> {
+          return webhooks::fan_out(tx, clock, 100);
         })
         .value();
   }
@@ -230,6 +232,67 @@ TEST_P(WebhookDispatcher, WithNoEndpointEnabledTheCursorMovesPastTheEvents) {
             1);
   EXPECT_EQ(count("SELECT position FROM webhook_fanout WHERE id = 1"),
             count("SELECT MAX(position) FROM events"));
+}
+
+// A clock the test moves by hand.
+class SetClock final : public time::Clock {
+ public:
+  explicit SetClock(time::Micros at) : at_(at) {}
+  time::Micros now() const override { return at_.load(); }
+  void set(time::Micros at) { at_.store(at); }
+
+ private:
+  std::atomic<time::Micros> at_;
+};
+
+// Two nodes' fan-out passes, one waiting for the cursor's lock that the other holds: the waiting
+// pass dates its deliveries once it holds the lock, after the other pass's, so an endpoint's
+// first attempts fall due in the order of their events. (Dated when it started, before the wait,
+// the later event's delivery fell due first, and a dispatcher pass between the two times sent
+// the later event before the earlier one, to every endpoint.)
+TEST_P(WebhookDispatcher, APassThatWaitedForAnotherNodesDatesItsDeliveriesAfterThatPasss) {
+  if (GetParam() == store::Engine::sqlite) {
+    GTEST_SKIP() << "one SQLite writer runs one pass at a time";
+  }
+  const std::string endpoint = add_endpoint(k_tenant, "http://127.0.0.1:1/a");
+  const std::string first = emit(k_tenant, "collection.paid");
+  SetClock waiting_clock(1000 * k_second);       // the waiting pass's node, when it starts
+  const SetClock holding_clock(2000 * k_second);  // the other node's, later
+  std::promise<void> held;
+  std::promise<void> go;
+  std::shared_future<void> go_future = go.get_future().share();
+  std::thread holding([&] {
+    write([&](store::Tx& tx) {
+      EXPECT_EQ(webhooks::fan_out(tx, holding_clock, 100), 1);
+      held.set_value();
+      go_future.wait();
+    });
+  });
+  held.get_future().wait();
+  std::thread waiting([&] {
+    write([&](store::Tx& tx) { EXPECT_EQ(webhooks::fan_out(tx, waiting_clock, 100), 1); });
+  });
+  // Until the waiting pass waits for the lock (at most 10 s).
+  for (int polls = 0; count("SELECT COUNT(*) FROM pg_locks WHERE NOT granted") == 0; ++polls) {
+    if (polls == 2000) {
+      ADD_FAILURE() << "the second pass never waited for the cursor's lock";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::string second = emit(k_tenant, "collection.paid");
+  waiting_clock.set(3000 * k_second);  // time passes while it waits
+  go.set_value();
+  holding.join();
+  waiting.join();
+  auto due = [&](const std::string& event) {
+    return count("SELECT next_attempt_at_micros FROM webhook_deliveries WHERE endpoint_id = ? "
+                 "AND event_id = ?",
+                 {endpoint, event});
+  };
+  EXPECT_EQ(due(first), 2000 * k_second);
+  EXPECT_EQ(due(second), 3000 * k_second)
+      << "the later event's delivery is dated when its pass held the lock, after the first's";
 }
 
 TEST_P(WebhookDispatcher, ALiveLeaseIsRespectedAndAnExpiredOneTakenOver) {

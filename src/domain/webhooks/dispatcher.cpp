@@ -91,12 +91,13 @@ std::map<std::string, TenantSubscribers> subscribers_of(store::Tx& tx, std::int6
 
 }  // namespace
 
-std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit) {
+std::int64_t fan_out(store::Tx& tx, const time::Clock& clock, std::int64_t limit) {
   // The cursor's row lock is the one lock across nodes: READ COMMITTED gives the statements
   // after it a snapshot that has every delivery the previous holder made.
   const std::int64_t cursor =
       tx.query_one("SELECT position FROM webhook_fanout WHERE id = 1" +
                    std::string(tx.lock_rows()))->integer(0);
+  const time::Micros real_now = clock.now();  // after the lock (dispatcher.hpp)
   // With no endpoint enabled that receives events, no event past the cursor has a delivery to
   // make (an endpoint made or enabled later starts at the events then committed, as one read
   // now would find it absent): the cursor moves past them all without reading them, which a

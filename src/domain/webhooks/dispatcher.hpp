@@ -65,11 +65,15 @@ std::optional<time::Micros> next_retry_delay_micros(int attempt,
 std::string payload(std::string_view event_id, std::string_view type,
                     std::string_view inserted_at, std::string_view data_json);
 
-// Creates the deliveries of up to `limit` events past the cursor (due at once on each tenant's
-// clock at `real_now`). Returns how many events it fanned out (the worker runs again at once
-// while it is `limit`). With no endpoint enabled it moves the cursor past every event and
-// returns 0: none has a delivery to make.
-std::int64_t fan_out(store::Tx& tx, time::Micros real_now, std::int64_t limit);
+// Creates the deliveries of up to `limit` events past the cursor, due at once on each tenant's
+// clock. Returns how many events it fanned out (the worker runs again at once while it is
+// `limit`). With no endpoint enabled it moves the cursor past every event and returns 0: none
+// has a delivery to make. The time they are due is read from `clock` once the cursor's lock is
+// held: a pass that waited for another node's pass then dates its deliveries after that pass's,
+// so an endpoint's first attempts fall due in the order of their events (a time read before the
+// wait dated later events' deliveries before earlier ones', and a dispatcher pass between the
+// two times sent the later event first).
+std::int64_t fan_out(store::Tx& tx, const time::Clock& clock, std::int64_t limit);
 
 struct DispatcherOptions {
   Destinations destinations;
