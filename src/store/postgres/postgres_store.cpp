@@ -396,7 +396,9 @@ class Connection {
     sent = sent && PQpipelineSync(conn_) == 1;
     PGresult* failed = nullptr;  // the first failure, and its statement
     std::string_view failed_sql;
-    auto take = [&](std::string_view sql) {
+    // Reads the next statement's result: kept (returned) for the last one unless one before it
+    // failed, the first failure kept in `failed`, every other result freed.
+    auto take = [&](std::string_view sql, bool keep) {
       PGresult* result = next_query_result();
       const ExecStatusType status = PQresultStatus(result);
       if (!failed && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -404,7 +406,7 @@ class Connection {
         failed_sql = sql;
         return static_cast<PGresult*>(nullptr);
       }
-      if (failed || !last) {
+      if (failed || !keep) {
         PQclear(result);
         return static_cast<PGresult*>(nullptr);
       }
@@ -412,11 +414,11 @@ class Connection {
     };
     PGresult* result = nullptr;
     if (sent) {
-      if (begin_sql) take(begin_sql);
-      for (const Deferred& write : deferred_) take(write.sql);
+      if (begin_sql) take(begin_sql, false);
+      for (const Deferred& write : deferred_) take(write.sql, false);
       if (last) {
         if (before_last && !failed) before_last();
-        result = take(last->sql);
+        result = take(last->sql, true);
       }
     }
     bool synced = sent && await_sync();
