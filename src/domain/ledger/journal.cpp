@@ -73,10 +73,14 @@ Status Journal::lock(std::vector<AccountKey> accounts) {
   std::erase_if(accounts, [&](const AccountKey& key) {
     return locked_.contains(key) || system_.contains(key);
   });
-  // A tenant's accounts in one statement per chunk, in their order (the sort below the lock):
-  // customer accounts locked, system accounts (which every settlement touches) only read, so
-  // they are never locked. One round trip for an entry's accounts, not one or two per account.
-  // Locks are taken in key order across calls too (what keeps two units from a deadlock).
+  // A tenant's accounts in one statement per chunk: customer accounts locked, system accounts
+  // (which every settlement touches) only read, so they are never locked. One round trip for an
+  // entry's accounts, not one or two per account.
+  // Locks are taken in key order across calls too (what keeps two units from a deadlock), and
+  // within the statement in the same byte order whatever the database's collation.
+  const std::string lock_in_order = tx_.engine() == store::Engine::postgres
+                                        ? " ORDER BY id COLLATE \"C\" FOR UPDATE"
+                                        : "";  // SQLite's one writer takes no row locks
   const std::optional<AccountKey> highest =
       locked_.empty() ? std::nullopt : std::optional<AccountKey>(locked_.rbegin()->first);
   auto next = accounts.begin();
@@ -99,7 +103,7 @@ Status Journal::lock(std::vector<AccountKey> accounts) {
       const store::Rows rows = tx_.query(
           "WITH locked AS (SELECT id, currency, state, balance, held, postings_count, "
           "last_posted_at FROM ledger_accounts WHERE tenant_id = ? AND id IN " + in +
-              " AND surface <> 'system' ORDER BY id" + std::string(tx_.lock_rows()) +
+              " AND surface <> 'system'" + lock_in_order +
               ") SELECT 0, id, currency, state, balance, held, postings_count, last_posted_at "
               "FROM locked UNION ALL SELECT 1, id, currency, '', 0, 0, 0, NULL "
               "FROM ledger_accounts WHERE tenant_id = ? AND id IN " + in +
