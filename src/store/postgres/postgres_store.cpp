@@ -372,10 +372,11 @@ class Connection {
 
   // In one round trip (libpq's pipeline mode): the unit's BEGIN when begin_sql is given, the
   // deferred writes in their order, and `last` when given (before_last runs before its result
-  // is read, once the others' are). Returns last's result (nullptr without one); throws the first failure among them, as each
-  // would alone (PostgreSQL skips what follows a failure up to the sync). The deferred writes
-  // are forgotten once they ran, kept when the connection failed first or the unit's BEGIN was
-  // among them (run() may then send them again on a new connection).
+  // is read, once the others' are). Returns last's result (nullptr without one); throws the
+  // first failure among them, as each would alone (PostgreSQL skips what follows a failure up
+  // to the sync). The deferred writes are forgotten once they ran, kept when the connection
+  // failed first or the unit's BEGIN was among them (run() may then send them again on a new
+  // connection).
   PGresult* exec_pipelined(const char* begin_sql, const Last* last,
                            const std::function<void()>& before_last = {}) {
     // Statements are prepared before the pipeline (PQprepare waits for its answer).
@@ -388,7 +389,9 @@ class Connection {
     std::vector<const char*> texts;
     for (std::size_t i = 0; i < deferred_.size() && sent; ++i) {
       texts.clear();
-      for (const auto& param : deferred_[i].params) texts.push_back(param ? param->c_str() : nullptr);
+      for (const auto& param : deferred_[i].params) {
+        texts.push_back(param ? param->c_str() : nullptr);
+      }
       sent = PQsendQueryPrepared(conn_, names[i]->c_str(), static_cast<int>(texts.size()),
                                  texts.data(), nullptr, nullptr, 0) == 1;
     }
