@@ -14,6 +14,7 @@
 #include "domain/events/events.hpp"
 #include "domain/webhooks/dispatcher.hpp"
 #include "domain/webhooks/secrets.hpp"
+#include "manual_clock.hpp"
 #include "test_stores.hpp"
 #include "webhook_receiver.hpp"
 
@@ -234,17 +235,6 @@ TEST_P(WebhookDispatcher, WithNoEndpointEnabledTheCursorMovesPastTheEvents) {
             count("SELECT MAX(position) FROM events"));
 }
 
-// A clock the test moves by hand.
-class SetClock final : public time::Clock {
- public:
-  explicit SetClock(time::Micros at) : at_(at) {}
-  time::Micros now() const override { return at_.load(); }
-  void set(time::Micros at) { at_.store(at); }
-
- private:
-  std::atomic<time::Micros> at_;
-};
-
 // Two nodes' fan-out passes, one waiting for the cursor's lock that the other holds: the waiting
 // pass dates its deliveries once it holds the lock, after the other pass's, so an endpoint's
 // first attempts fall due in the order of their events. (Dated when it started, before the wait,
@@ -256,8 +246,8 @@ TEST_P(WebhookDispatcher, APassThatWaitedForAnotherNodesDatesItsDeliveriesAfterT
   }
   const std::string endpoint = add_endpoint(k_tenant, "http://127.0.0.1:1/a");
   const std::string first = emit(k_tenant, "collection.paid");
-  SetClock waiting_clock(1000 * k_second);       // the waiting pass's node, when it starts
-  const SetClock holding_clock(2000 * k_second);  // the other node's, later
+  test_clock::ManualClock waiting_clock(1000 * k_second);       // the waiting pass's node
+  const test_clock::ManualClock holding_clock(2000 * k_second);  // the other node's, later
   std::promise<void> held;
   std::promise<void> go;
   std::shared_future<void> go_future = go.get_future().share();
@@ -281,7 +271,7 @@ TEST_P(WebhookDispatcher, APassThatWaitedForAnotherNodesDatesItsDeliveriesAfterT
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   const std::string second = emit(k_tenant, "collection.paid");
-  waiting_clock.set(3000 * k_second);  // time passes while it waits
+  waiting_clock.advance(2000 * k_second);  // time passes while it waits: 3000 s
   go.set_value();
   holding.join();
   waiting.join();

@@ -15,6 +15,7 @@
 #include "domain/auth/credentials.hpp"
 #include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/jobs/jobs.hpp"
+#include "manual_clock.hpp"
 #include "test_stores.hpp"
 #include "workers/runner.hpp"
 
@@ -25,16 +26,7 @@ namespace {
 
 constexpr time::Micros k_second = time::k_micros_per_second;
 
-// Real time that only the test moves.
-class ManualClock final : public time::Clock {
- public:
-  explicit ManualClock(time::Micros start) : now_(start) {}
-  time::Micros now() const override { return now_.load(); }
-  void advance(time::Micros by) { now_ += by; }
-
- private:
-  std::atomic<time::Micros> now_;
-};
+using test_clock::ManualClock;
 
 class WorkersTest : public test_stores::EngineStoreTest {
  protected:

@@ -383,9 +383,10 @@ class Connection {
     std::vector<const std::string*> names;
     names.reserve(deferred_.size());
     for (const Deferred& write : deferred_) names.push_back(&prepare(write.sql));
-    if (PQenterPipelineMode(conn_) != 1) return exec_one_by_one(begin_sql, last);
-    bool sent = !begin_sql || PQsendQueryParams(conn_, begin_sql, 0, nullptr, nullptr, nullptr,
-                                                nullptr, 0) == 1;
+    // Pipeline mode is refused only on a connection that is not idle: out of step.
+    bool sent = PQenterPipelineMode(conn_) == 1 &&
+                (!begin_sql || PQsendQueryParams(conn_, begin_sql, 0, nullptr, nullptr, nullptr,
+                                                 nullptr, 0) == 1);
     std::vector<const char*> texts;
     for (std::size_t i = 0; i < deferred_.size() && sent; ++i) {
       texts.clear();
@@ -444,27 +445,6 @@ class Connection {
     }
     deferred_.clear();
     return result;
-  }
-
-  // Where pipeline mode cannot be entered: the same statements, each waiting for its answer.
-  PGresult* exec_one_by_one(const char* begin_sql, const Last* last) {
-    if (begin_sql) exec_plain(begin_sql);
-    std::vector<Deferred> writes = std::move(deferred_);
-    deferred_.clear();
-    std::vector<const char*> texts;
-    for (const Deferred& write : writes) {
-      texts.clear();
-      for (const auto& param : write.params) texts.push_back(param ? param->c_str() : nullptr);
-      PGresult* done = PQexecPrepared(conn_, prepare(write.sql).c_str(),
-                                      static_cast<int>(texts.size()), texts.data(), nullptr,
-                                      nullptr, 0);
-      check(done, write.sql);
-      PQclear(done);
-    }
-    if (!last) return nullptr;
-    if (last->plain) return PQexec(conn_, last->plain);
-    return PQexecPrepared(conn_, last->prepared->c_str(), last->count, last->values, nullptr,
-                          nullptr, 0);
   }
 
   // In pipeline mode: the next query's result, and the NULL that ends it.
