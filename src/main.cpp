@@ -71,7 +71,7 @@ void add_owner_flags(tesoro::app::OwnerFlags& owner, CLI::App* command) {
       ->envname("TESORO_PUBLIC_URL");
 }
 
-// The operator's commands: init, tenant, keys, clients, users and verify.
+// The operator's commands: init, migrate, tenant, keys, clients, users and verify.
 void add_operator_commands(CLI::App& cli, CommandLine& line) {
   using namespace tesoro::app;
   auto* init = cli.add_subcommand("init", "create the database and a sandbox tenant");
@@ -81,6 +81,11 @@ void add_operator_commands(CLI::App& cli, CommandLine& line) {
   init->add_flag("--json", line.as_json, "print one JSON object");
   init->callback(
       [&line] { line.exit_code = command_init(line.flags, line.name, line.owner, line.as_json); });
+
+  auto* migrate = cli.add_subcommand(
+      "migrate", "create the schema or apply the migrations it lacks (no tenant: then run init)");
+  add_store_flags(migrate, line.flags);
+  migrate->callback([&line] { line.exit_code = command_migrate(line.flags); });
 
   auto* tenant = cli.add_subcommand("tenant", "manage tenants");
   tenant->require_subcommand(1);

@@ -357,6 +357,15 @@ int command_tenant_list(const StoreFlags& flags, bool as_json) {
       });
 }
 
+int command_migrate(const StoreFlags& flags) {
+  store::Options options;
+  options.data_dir = flags.data_dir;
+  options.database_url = flags.database_url;
+  const int version = store::migrate(*store::open(options));
+  std::cout << "schema at version " << version << "\n";
+  return 0;
+}
+
 int command_verify(const StoreFlags& flags) {
   // Read-only: no migration, no file created; a replica or a wrong path is fine to point at.
   auto store = open_initialised(flags, /*read_only=*/true);

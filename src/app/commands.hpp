@@ -23,6 +23,9 @@ struct OwnerFlags {
 
 int command_init(const StoreFlags& flags, const std::string& name, const OwnerFlags& owner,
                  bool json);
+// Creates the schema or applies the migrations it lacks, and nothing else (no tenant: `init`
+// still has to run on a new database before `serve` starts on it). Prints the version reached.
+int command_migrate(const StoreFlags& flags);
 int command_tenant_create(const StoreFlags& flags, const std::string& name,
                           const std::string& environment, const OwnerFlags& owner, bool json);
 // A console user of the tenant with a one-time password, printed once.

@@ -85,6 +85,65 @@ TEST(Cli, CommandsRefuseADatabaseNeverInitialised) {
   std::filesystem::remove_all(parent);
 }
 
+// Runs one SQL statement on the database of `store` (empty_store_flags' flags): psql on
+// PostgreSQL, Python's sqlite3 on the SQLite folder's tesoro.db. Returns the exit status.
+int run_sql(const std::vector<std::string>& store, const std::string& sql) {
+  std::string line =
+      store[0] == "--database-url"
+          ? "psql " + harness::shell_quote(store[1]) + " -qAtc " + harness::shell_quote(sql)
+          : "python3 -c " + harness::shell_quote("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                                                 "c.execute(sys.argv[2]); c.commit()") +
+                " " + harness::shell_quote(store[1] + "/tesoro.db") + " " +
+                harness::shell_quote(sql);
+  return std::system((line + " >/dev/null 2>&1").c_str());
+}
+
+// `tesoro migrate`: the schema and nothing else, again and again; init still has to make the
+// tenant; a schema newer than the binary is refused, as every migrating command refuses it.
+TEST(Cli, MigrateMakesTheSchemaAndNothingElse) {
+  char pattern[] = "/tmp/tesoro-cli-XXXXXX";
+  std::string parent = ::mkdtemp(pattern);
+  std::vector<std::string> store = harness::empty_store_flags(parent + "/data");
+  CommandRun first = run_tesoro(with({"migrate"}, store));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_EQ(first.output.rfind("schema at version ", 0), 0u) << first.output;
+  const int version = std::stoi(first.output.substr(std::string("schema at version ").size()));
+  EXPECT_GT(version, 0);
+  CommandRun again = run_tesoro(with({"migrate"}, store));
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(again.output, first.output);
+  if (harness::is_postgres()) {
+    EXPECT_NE(postgres_table_count(store[1]), "0");
+  }
+
+  // No tenant: the server and the tenant's commands still ask for init.
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"serve", "--listen", "127.0.0.1:0"},
+        std::vector<std::string>{"tenant", "list"}}) {
+    CommandRun run = run_tesoro(with(command, store));
+    EXPECT_EQ(run.exit_code, 1) << command[0] << ": " << run.output;
+    EXPECT_NE(run.output.find("not initialised"), std::string::npos) << run.output;
+  }
+  CommandRun init = run_tesoro(with({"init", "--json"}, store));
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  CommandRun tenants = run_tesoro(with({"tenant", "list", "--json"}, store));
+  EXPECT_EQ(tenants.exit_code, 0) << tenants.output;
+  EXPECT_NE(tenants.output.find(harness::text(parse(init.output), "tenant_id")), std::string::npos)
+      << tenants.output;
+
+  // A schema a newer binary wrote.
+  ASSERT_EQ(run_sql(store, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (" +
+                               std::to_string(version + 1) + ", 'from the future', '2099-01-01T00:00:00Z')"),
+            0);
+  CommandRun newer = run_tesoro(with({"migrate"}, store));
+  EXPECT_EQ(newer.exit_code, 1) << newer.output;
+  EXPECT_NE(newer.output.find("schema is version " + std::to_string(version + 1) +
+                              ", newer than this binary's " + std::to_string(version)),
+            std::string::npos)
+      << newer.output;
+  std::filesystem::remove_all(parent);
+}
+
 TEST(Cli, TenantListShowsEveryTenant) {
   Server server;
   int code = 0;

@@ -80,14 +80,15 @@ std::vector<std::string> environment_with(const std::vector<std::string>& change
   return out;
 }
 
-std::string fresh_database_url() {
+// A new database on the test server: empty, or a copy of `template_name`.
+std::string fresh_database_url(const std::string& template_name = "") {
   const char* base = std::getenv("TESORO_TEST_DATABASE_URL");
   static std::mt19937_64 random{std::random_device{}()};
   std::string name = "tesoro_test_" + std::to_string(random() % 1000000000ULL);
+  std::string create = "CREATE DATABASE " + name;
+  if (!template_name.empty()) create += " TEMPLATE " + template_name;
   int code = 0;
-  run_capture("psql " + shell_quote(base) + " -qAtc " + shell_quote("CREATE DATABASE " + name) +
-                  " 2>&1",
-              &code);
+  run_capture("psql " + shell_quote(base) + " -qAtc " + shell_quote(create) + " 2>&1", &code);
   if (code != 0) throw std::runtime_error("cannot create test database " + name);
   std::string url = base;
   auto slash = url.rfind('/');
@@ -101,6 +102,24 @@ std::string fresh_database_url() {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   throw std::runtime_error("cannot connect to the new test database " + name);
+}
+
+// A database `tesoro migrate` brought to the binary's schema, once per test process: each server's
+// database is a copy of it, which `tesoro init` then finds migrated (copying it costs the
+// PostgreSQL server about 0.27 s, creating an empty one 0.17 s and migrating it 0.45 s). Nothing
+// stays connected to it: PostgreSQL copies only a template nobody is connected to.
+const std::string& migrated_template() {
+  static const std::string name = [] {
+    std::string url = fresh_database_url();
+    int code = 0;
+    std::string out = run_capture(shell_quote(tesoro_bin()) + " migrate --database-url " +
+                                      shell_quote(url) + " 2>&1",
+                                  &code);
+    if (code != 0) throw std::runtime_error("tesoro migrate failed: " + out);
+    std::string path = url.substr(url.rfind('/') + 1);
+    return path.substr(0, path.find('?'));
+  }();
+  return name;
 }
 
 // 32 random bytes in base64, what `openssl rand -base64 32` prints.
@@ -231,7 +250,7 @@ std::set<std::string> Reply::error_paths() const {
 Server::Server(ServerOptions options) : options_(std::move(options)) {
   char pattern[] = "/tmp/tesoro-test-XXXXXX";
   data_dir_ = ::mkdtemp(pattern);
-  if (is_postgres()) database_url_ = fresh_database_url();
+  if (is_postgres()) database_url_ = fresh_database_url(migrated_template());
   int code = 0;
   std::string out = command({"init", "--json"}, &code);
   if (code != 0) throw std::runtime_error("tesoro init failed: " + out + commands_log());
