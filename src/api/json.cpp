@@ -6,9 +6,11 @@
 #include <set>
 #include <vector>
 
+#include "api/error_status.hpp"
 #include "core/ids.hpp"
 #include "core/limits.hpp"
 #include "core/log.hpp"
+#include "http/status.hpp"
 
 namespace tesoro::api {
 namespace {
@@ -200,8 +202,9 @@ std::string www_authenticate(const Challenge& challenge) {
 
 http::Response render_error(const Error& error, const ErrorScope& scope) {
   std::string log_id = ids::generate("log");
+  const int status = http_status(error);
   json::object envelope;
-  envelope["code"] = std::to_string(error.status) + " " + reason_phrase(error.status);
+  envelope["code"] = std::to_string(status) + " " + http::reason_phrase(status);
   envelope["message"] = error.message.empty() ? error.first_code() : error.message;
   envelope["id"] = log_id;
   json::array items;
@@ -228,13 +231,13 @@ http::Response render_error(const Error& error, const ErrorScope& scope) {
       {"method", std::string(scope.method)},
       {"path", loggable_path(scope.target)},
       {"tenant_id", std::string(scope.tenant_id)},
-      {"status", error.status},
+      {"status", status},
       {"error_codes", codes},
       {"message", error.errors.empty() ? error.message : error.errors.front().message}};
   fields.insert(fields.end(), error.log_fields.begin(), error.log_fields.end());
-  log::write(error.status >= 500 ? log::Level::error : log::Level::warn, "request.error", fields);
+  log::write(status >= 500 ? log::Level::error : log::Level::warn, "request.error", fields);
 
-  http::Response response = json_response(error.status, envelope);
+  http::Response response = json_response(status, envelope);
   if (error.challenge) response.set_header("WWW-Authenticate", www_authenticate(*error.challenge));
   if (error.retry_after_seconds) {
     response.set_header("Retry-After", std::to_string(*error.retry_after_seconds));

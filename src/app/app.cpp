@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "api/console.hpp"
+#include "api/error_status.hpp"
 #include "api/route_groups.hpp"
 #include "core/ids.hpp"
 #include "core/log.hpp"
@@ -426,7 +427,7 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
     denied = authenticate(context, route);
   }
   std::optional<RateLimiter::Decision> decision;
-  if (rate_limiter_.enabled() && route.rate_limited && !(denied && denied->status == 429)) {
+  if (rate_limiter_.enabled() && route.rate_limited && !(denied && denied->code == ErrorCode::rate_limit_exceeded)) {
     decision = rate_limiter_.take(context.principal
                                       ? "credential:" + context.principal->credential_id
                                       : "ip:" + context.request.remote_address,
@@ -495,7 +496,7 @@ http::Response App::render_transport_error(const Error& error, const http::Reque
   http::Response response =
       api::render_error(error, {request_id, request.method, request.target, ""});
   response.set_header("X-Request-Id", request_id);
-  metrics::count_request("unmatched", method_label(request.method), error.status, 0);
+  metrics::count_request("unmatched", method_label(request.method), api::http_status(error), 0);
   return response;
 }
 

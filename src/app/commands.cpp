@@ -204,7 +204,7 @@ int create_and_print(const StoreFlags& flags, const std::string& name,
   auto created = store->write<json::object>([&](store::Tx& tx) -> Result<json::object> {
     // Checked inside the write unit so that two concurrent inits cannot both succeed.
     if (only_when_empty && auth::has_tenants_locked(tx)) {
-      return errors::make(409, "already_initialised", "already initialised");
+      return errors::make("already_initialised", "already initialised");
     }
     return create_tenant_with_credentials(tx, name, environment, owner, owner_password,
                                           k_clock.now());

@@ -10,111 +10,83 @@ const std::string& Error::first_code() const {
   return errors.empty() ? empty : errors.front().error_code;
 }
 
-const char* reason_phrase(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "Payload Too Large";
-    case 422: return "Unprocessable Content";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Error";
-  }
-}
-
 namespace {
 
 using enum ErrorCode;
 constexpr ErrorKind k_catalog[] = {
-    {validation_error, "validation_error", 400, "the value is not valid", "malformed request"},
-    {missing_field, "missing_field", 422, "field is required", "missing field"},
-    {route_not_found, "route_not_found", 404, "no route matches this path", ""},
-    {method_not_allowed, "method_not_allowed", 405, "this path does not accept this method", ""},
-    {payload_too_large, "payload_too_large", 413, "request body is larger than 1 MiB", ""},
-    {headers_too_large, "headers_too_large", 431, "request headers are larger than allowed", ""},
-    {expired_token, "expired_token", 401, "token expired, inactive or nonexistent",
-     "authorization header missing or invalid"},
-    {missing_authorization_header, "missing_authorization_header", 401,
+    {validation_error, "validation_error", "the value is not valid", "malformed request"},
+    {missing_field, "missing_field", "field is required", "missing field"},
+    {route_not_found, "route_not_found", "no route matches this path", ""},
+    {method_not_allowed, "method_not_allowed", "this path does not accept this method", ""},
+    {payload_too_large, "payload_too_large", "request body is larger than 1 MiB", ""},
+    {headers_too_large, "headers_too_large", "request headers are larger than allowed", ""},
+    {expired_token, "expired_token",
+     "token expired, inactive or nonexistent", "authorization header missing or invalid"},
+    {missing_authorization_header, "missing_authorization_header",
      "the Authorization header is missing", ""},
-    {invalid_credentials, "invalid_credentials", 401, "wrong email or password", ""},
-    {not_authorized, "not_authorized", 403, "the credential has no access to this resource", ""},
-    {item_not_found, "item_not_found", 404, "item not found", ""},
-    {tenant_account_not_found, "tenant_account_not_found", 404, "tenant account not found", ""},
-    {rate_limit_exceeded, "rate_limit_exceeded", 429,
+    {invalid_credentials, "invalid_credentials", "wrong email or password", ""},
+    {not_authorized, "not_authorized", "the credential has no access to this resource", ""},
+    {item_not_found, "item_not_found", "item not found", ""},
+    {tenant_account_not_found, "tenant_account_not_found", "tenant account not found", ""},
+    {rate_limit_exceeded, "rate_limit_exceeded",
      "too many requests; retry after the indicated time", ""},
-    {internal_error, "internal_error", 500, "unexpected error", ""},
-    {service_is_unavailable, "service_is_unavailable", 503, "service unavailable; try again later",
-     ""},
-    {idempotency_key_reused, "idempotency_key_reused", 409,
+    {internal_error, "internal_error", "unexpected error", ""},
+    {service_is_unavailable, "service_is_unavailable", "service unavailable; try again later", ""},
+    {idempotency_key_reused, "idempotency_key_reused",
      "this idempotency key was used with a different request", ""},
-    {idempotency_key_in_use, "idempotency_key_in_use", 409,
+    {idempotency_key_in_use, "idempotency_key_in_use",
      "a request with this idempotency key is still running", ""},
-    {external_id_already_exists, "external_id_already_exists", 409,
+    {external_id_already_exists, "external_id_already_exists",
      "a record with this external_id already exists", ""},
-    {currency_mismatch, "currency_mismatch", 422,
+    {currency_mismatch, "currency_mismatch",
      "the amount's currency is not the account's currency", ""},
-    {balance_overflow, "balance_overflow", 422, "the balance would overflow", ""},
-    {insufficient_funds, "insufficient_funds", 422, "the account's available balance is too low",
-     ""},
-    {account_invalid_state, "account_invalid_state", 409,
+    {balance_overflow, "balance_overflow", "the balance would overflow", ""},
+    {insufficient_funds, "insufficient_funds", "the account's available balance is too low", ""},
+    {account_invalid_state, "account_invalid_state",
      "the account's state does not allow this operation", ""},
-    {clock_limit_reached, "clock_limit_reached", 422,
+    {clock_limit_reached, "clock_limit_reached",
      "the sandbox clock may not run further ahead of real time", ""},
-    {card_invalid_state, "card_invalid_state", 409,
+    {card_invalid_state, "card_invalid_state",
      "the card's state does not allow this operation", ""},
-    {card_transaction_invalid_state, "card_transaction_invalid_state", 409,
+    {card_transaction_invalid_state, "card_transaction_invalid_state",
      "the card transaction's state does not allow this operation", ""},
-    {amount_exceeds_authorization, "amount_exceeds_authorization", 422,
+    {amount_exceeds_authorization, "amount_exceeds_authorization",
      "the amount is larger than what the card transaction has open", ""},
-    {spending_limit_exceeded, "spending_limit_exceeded", 422,
+    {spending_limit_exceeded, "spending_limit_exceeded",
      "the amount would exceed a spending limit of the card", ""},
-    {authorization_declined, "authorization_declined", 422,
+    {authorization_declined, "authorization_declined",
      "the tenant's authorization endpoint did not approve the increment", ""},
-    {spending_control_in_use, "spending_control_in_use", 409,
+    {spending_control_in_use, "spending_control_in_use",
      "the spending control is still assigned to a card or a configuration group", ""},
-    {invalid_client, "invalid_client", 401, "client authentication failed", ""},
-    {invalid_request, "invalid_request", 400, "the token request is malformed", ""},
-    {invalid_grant, "invalid_grant", 400, "refresh token is invalid, expired or revoked", ""},
-    {invalid_scope, "invalid_scope", 400, "the requested scope is not valid for this client", ""},
-    {unsupported_grant_type, "unsupported_grant_type", 400,
+    {invalid_client, "invalid_client", "client authentication failed", ""},
+    {invalid_request, "invalid_request", "the token request is malformed", ""},
+    {invalid_grant, "invalid_grant", "refresh token is invalid, expired or revoked", ""},
+    {invalid_scope, "invalid_scope", "the requested scope is not valid for this client", ""},
+    {unsupported_grant_type, "unsupported_grant_type",
      "grant_type must be client_credentials or refresh_token", ""},
-    {collection_not_found, "collection_not_found", 404, "collection not found", ""},
-    {collection_invalid_state, "collection_invalid_state", 409,
+    {collection_not_found, "collection_not_found", "collection not found", ""},
+    {collection_invalid_state, "collection_invalid_state",
      "the collection's state does not allow this operation", ""},
-    {qr_type_not_allowed, "qr_type_not_allowed", 400,
+    {qr_type_not_allowed, "qr_type_not_allowed",
      "a static QR code cannot be made for a fixed-value single-use collection", ""},
-    {key_not_found, "key_not_found", 400, "the key is unknown, inactive or of no collection", ""},
-    {unknown, "unknown", 400, "unknown error", ""},
-    {amount_out_of_range, "amount_out_of_range", 422, "the amount is outside the allowed range",
-     ""},
-    {amount_exceeds_max_limit, "amount_exceeds_max_limit", 422,
+    {key_not_found, "key_not_found", "the key is unknown, inactive or of no collection", ""},
+    {unknown, "unknown", "unknown error", ""},
+    {amount_out_of_range, "amount_out_of_range", "the amount is outside the allowed range", ""},
+    {amount_exceeds_max_limit, "amount_exceeds_max_limit",
      "the amount exceeds the maximum allowed", ""},
-    {target_not_found, "target_not_found", 404, "target not found", ""},
-    {invalid_state, "invalid_state", 409, "the record is not in its successful state", ""},
-    {key_already_exists, "key_already_exists", 409,
+    {target_not_found, "target_not_found", "target not found", ""},
+    {invalid_state, "invalid_state", "the record is not in its successful state", ""},
+    {key_already_exists, "key_already_exists",
      "the key is already registered in the network directory", ""},
-    {tenant_account_inactive, "tenant_account_inactive", 400,
+    {tenant_account_inactive, "tenant_account_inactive",
      "the collection's tenant account is not active", ""},
-    {amount_not_provided, "amount_not_provided", 422,
+    {amount_not_provided, "amount_not_provided",
      "the transfer has no amount and its target has none", ""},
-    {target_amount_mismatch, "target_amount_mismatch", 422,
+    {target_amount_mismatch, "target_amount_mismatch",
      "the amount differs from the target's transaction amount", ""},
-    {target_expired, "target_expired", 422,
+    {target_expired, "target_expired",
      "the target's resolution has expired: resolve the key again", ""},
-    {webhook_endpoint_limit_reached, "webhook_endpoint_limit_reached", 422,
+    {webhook_endpoint_limit_reached, "webhook_endpoint_limit_reached",
      "the tenant has as many webhook endpoints as allowed; delete one first", ""},
 };
 
@@ -123,7 +95,7 @@ constexpr bool catalog_in_enum_order() {
   for (std::size_t i = 0; i < std::size(k_catalog); ++i) {
     if (static_cast<std::size_t>(k_catalog[i].code) != i) return false;
   }
-  return std::size(k_catalog) == static_cast<std::size_t>(webhook_endpoint_limit_reached) + 1;
+  return std::size(k_catalog) == k_error_code_count;
 }
 static_assert(catalog_in_enum_order(), "k_catalog rows must follow ErrorCode's order");
 
@@ -138,7 +110,7 @@ namespace errors {
 Error of(ErrorCode code, std::optional<std::string> path, std::optional<std::string> message) {
   const ErrorKind& kind = error_kind(code);
   Error error;
-  error.status = kind.status;
+  error.code = code;
   std::string item_message = message ? std::move(*message) : std::string(kind.message);
   error.message = kind.summary.empty() ? item_message : std::string(kind.summary);
   error.errors.push_back(
@@ -146,9 +118,8 @@ Error of(ErrorCode code, std::optional<std::string> path, std::optional<std::str
   return error;
 }
 
-Error make(int status, std::string code, std::string message, std::optional<std::string> path) {
+Error make(std::string code, std::string message, std::optional<std::string> path) {
   Error error;
-  error.status = status;
   error.message = message;
   error.errors.push_back(ErrorItem{std::move(code), std::move(message), std::move(path), {}});
   return error;

@@ -1,6 +1,7 @@
 #pragma once
-// The one error value of Tesoro. Every failure the API can report is an Error; the HTTP layer
-// renders it into the contract's envelope (code, message, id, errors[]).
+// The one error value of Tesoro. Every failure the API can report is an Error; api/ renders it
+// into the contract's envelope (code, message, id, errors[]) with the status of its code.
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,37 +18,9 @@ struct ErrorItem {
   std::optional<std::string> url;
 };
 
-// A refused credential: what the caller is to present instead. Bearer tokens follow RFC 6750
-// (section 3.1: no error when the request carried no bearer credential at all), the token
-// endpoint's client credentials RFC 7617. api/ says it as WWW-Authenticate.
-struct Challenge {
-  enum class Scheme { bearer, basic };
-  Scheme scheme = Scheme::bearer;
-  std::string token_error;  // bearer: empty, invalid_token or insufficient_scope
-  std::string scope;        // insufficient_scope: the scope the route needs
-};
-
-struct Error {
-  int status = 500;
-  std::string message;  // the envelope's summary
-  std::vector<ErrorItem> errors;
-  // An error of the OAuth token endpoint (RFC 6749 section 5.2): the envelope also carries the
-  // code as `error` and the item's message as `error_description`.
-  bool oauth = false;
-  std::optional<Challenge> challenge;
-  // When trying again can succeed (a rate limit, a service unavailable for now): api/ says it
-  // as Retry-After.
-  std::optional<long> retry_after_seconds;
-  // Fields for the error's log line only, never sent to the client: why a credential failed,
-  // which credential (its public id or prefix, never the secret).
-  std::vector<std::pair<std::string, std::string>> log_fields;
-
-  const std::string& first_code() const;
-};
-
 // Every error_code the server emits (and those the contract reserves for modules to come). The
-// catalog below gives each its status and default message; the enum makes a misspelt code a
-// compile error.
+// catalog below gives each its name and default message; the enum makes a misspelt code a
+// compile error. (Its HTTP status is api/'s: api/error_status.hpp.)
 enum class ErrorCode {
   validation_error,
   missing_field,
@@ -105,11 +78,45 @@ enum class ErrorCode {
   // Webhooks.
   webhook_endpoint_limit_reached,
 };
+// How many codes there are: the last one's position plus one.
+constexpr std::size_t k_error_code_count =
+    static_cast<std::size_t>(ErrorCode::webhook_endpoint_limit_reached) + 1;
+
+// A refused credential: what the caller is to present instead. Bearer tokens follow RFC 6750
+// (section 3.1: no error when the request carried no bearer credential at all), the token
+// endpoint's client credentials RFC 7617. api/ says it as WWW-Authenticate.
+struct Challenge {
+  enum class Scheme { bearer, basic };
+  Scheme scheme = Scheme::bearer;
+  std::string token_error;  // bearer: empty, invalid_token or insufficient_scope
+  std::string scope;        // insufficient_scope: the scope the route needs
+};
+
+// What refused a request or an operation, as the domain says it: a code of the catalog above
+// and its items. api/ answers it over HTTP (api/error_status.hpp gives each code its status).
+struct Error {
+  // The catalog's code; none for an error outside it (a command-line refusal, a worker's own
+  // outcome), which never reaches a client and would be answered as internal_error.
+  std::optional<ErrorCode> code;
+  std::string message;  // the envelope's summary
+  std::vector<ErrorItem> errors;
+  // An error of the OAuth token endpoint (RFC 6749 section 5.2): the envelope also carries the
+  // code as `error` and the item's message as `error_description`.
+  bool oauth = false;
+  std::optional<Challenge> challenge;
+  // When trying again can succeed (a rate limit, a service unavailable for now): api/ says it
+  // as Retry-After.
+  std::optional<long> retry_after_seconds;
+  // Fields for the error's log line only, never sent to the client: why a credential failed,
+  // which credential (its public id or prefix, never the secret).
+  std::vector<std::pair<std::string, std::string>> log_fields;
+
+  const std::string& first_code() const;
+};
 
 struct ErrorKind {
   ErrorCode code;
   std::string_view name;     // the envelope's error_code
-  int status;                // 4xx or 5xx
   std::string_view message;  // the item's default message
   // The envelope's fixed summary; empty: the item's message.
   std::string_view summary;
@@ -120,13 +127,12 @@ std::span<const ErrorKind> error_catalog();
 const ErrorKind& error_kind(ErrorCode code);
 
 namespace errors {
-// An error of the catalog: its status, its default message unless `message` is given.
+// An error of the catalog: its code, its default message unless `message` is given.
 Error of(ErrorCode code, std::optional<std::string> path = std::nullopt,
          std::optional<std::string> message = std::nullopt);
 // An error outside the catalog: only for values that never reach a client (a worker's internal
 // outcome, a command-line refusal). Everything the API answers comes from of().
-Error make(int status, std::string code, std::string message,
-           std::optional<std::string> path = std::nullopt);
+Error make(std::string code, std::string message, std::optional<std::string> path = std::nullopt);
 // Catalog errors with something of their own (a path, a header, a message built from an argument)
 // or many callers.
 Error validation(std::string message, std::optional<std::string> path);
@@ -148,7 +154,5 @@ Error idempotency_key_reused();  // path x-idempotency-key
 Error idempotency_key_in_use();  // path x-idempotency-key
 }  // namespace errors
 
-// Summary message and reason phrase for a status, as the envelope's `code` wants it.
-const char* reason_phrase(int status);
 
 }  // namespace tesoro

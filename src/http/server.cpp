@@ -19,6 +19,7 @@
 #include "core/thread_priority.hpp"
 #include "http/later.hpp"
 #include "http/request_head.hpp"
+#include "http/status.hpp"
 #include "http/worker_pool.hpp"
 
 namespace tesoro::http {

@@ -189,7 +189,7 @@ void Runner::run_job(const JobWorker& worker, const std::string& worker_id, cons
       bool held = decided.value() ? jobs::reschedule(tx, job, *decided.value())
                                   : jobs::complete(tx, job);
       // Another worker took the job over: undo this run's effects, leave the job to it.
-      if (!held) return errors::make(409, std::string(k_claim_lost), "the job's lease was lost");
+      if (!held) return errors::make(std::string(k_claim_lost), "the job's lease was lost");
       // A metric is an outside effect: it follows the commit, once, whatever the retries.
       const double lag_seconds =
           static_cast<double>(std::max<time::Micros>(0, tenant_now - job.run_at)) /

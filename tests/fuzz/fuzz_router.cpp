@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/error_status.hpp"
 #include "api/route_groups.hpp"
 #include "api/validation/readers.hpp"
 #include "fuzz.hpp"
@@ -42,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(!name.empty());
       api::check_path_id(value, "acc", "an account", problems, name);
     }
-    if (!problems.empty()) FUZZ_CHECK(problems.to_error().status == 400);
+    if (!problems.empty()) FUZZ_CHECK(tesoro::api::http_status(problems.to_error()) == 400);
   } else if (match.outcome == http::RouteMatch::Outcome::method_not_allowed) {
     FUZZ_CHECK(!match.allow.empty());
   }
@@ -58,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   reader.reject_unknown();
   if (!problems.empty()) {
     const Error error = problems.to_error();
-    FUZZ_CHECK(error.status == 400 && !error.errors.empty());
+    FUZZ_CHECK(tesoro::api::http_status(error) == 400 && !error.errors.empty());
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "api/error_status.hpp"
 #include "core/crypto.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/cards.hpp"
@@ -435,7 +436,7 @@ TEST_P(CardTransactionsTest, CaptureMoreThanHeldIsRefused) {
   EXPECT_EQ(whole->captured_minor, 5000);
   EXPECT_EQ(whole->released_minor, 0);
   EXPECT_EQ(network(), 5000);
-  EXPECT_EQ(step(cards::Step::capture, "ctx_AAAAAAAAAAAAAAAAAAAAAA").error().status, 404);
+  EXPECT_EQ(tesoro::api::http_status(step(cards::Step::capture, "ctx_AAAAAAAAAAAAAAAAAAAAAA").error()), 404);
 }
 
 TEST_P(CardTransactionsTest, PartialReverseKeepsTheRestHeld) {

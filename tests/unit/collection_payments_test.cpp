@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/error_status.hpp"
 #include "core/emvco.hpp"
 #include "core/ids.hpp"
 #include "core/time.hpp"
@@ -251,7 +252,7 @@ TEST_P(CollectionPaymentsTest, AnInactiveTenantAccountRefusesTheAttempt) {
   });
   auto refused = simulate(5'000);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().status, 400);
+  EXPECT_EQ(tesoro::api::http_status(refused.error()), 400);
   EXPECT_EQ(refused.error().first_code(), "tenant_account_inactive");
   EXPECT_EQ(integer("SELECT COUNT(*) FROM collection_attempts"), 0);
 }
@@ -320,7 +321,7 @@ TEST_P(CollectionPaymentsTest, PastItsExpiryACollectionTakesNeitherPaymentsNorCo
   });
   ASSERT_FALSE(qr.ok());
   EXPECT_EQ(qr.error().first_code(), "collection_invalid_state");
-  EXPECT_EQ(qr.error().status, 409);
+  EXPECT_EQ(tesoro::api::http_status(qr.error()), 409);
 }
 
 TEST_P(CollectionPaymentsTest, TheImageMadeBeforeTheUnitIsUsedOnlyForTheSamePayload) {

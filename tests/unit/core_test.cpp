@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "api/error_status.hpp"
 #include "core/check.hpp"
 #include "core/crypto.hpp"
 #include "core/error.hpp"
@@ -403,7 +404,7 @@ TEST(MoneyDisplay, GroupsThousandsAndShowsTheMinorDigitsOfTheCurrency) {
 TEST(MoneyDisplay, AmountExceedsMaxLimitNamesTheAmountAndTheMaximum) {
   Error error = errors::amount_exceeds_max_limit(1'200'000'000, 1'155'200'000, "COP",
                                                  "transfers.0.amount.amount");
-  EXPECT_EQ(error.status, 422);
+  EXPECT_EQ(tesoro::api::http_status(error), 422);
   EXPECT_EQ(error.first_code(), "amount_exceeds_max_limit");
   EXPECT_EQ(error.errors[0].path, "transfers.0.amount.amount");
   EXPECT_EQ(error.errors[0].message,

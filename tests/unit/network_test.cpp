@@ -10,6 +10,7 @@
 
 #include <boost/json.hpp>
 
+#include "api/error_status.hpp"
 #include "core/ids.hpp"
 #include "core/limits.hpp"
 #include "domain/collections/collections.hpp"
@@ -211,7 +212,7 @@ class NetworkStore : public test_stores::EngineStoreTest {
 
 void expect_not_found(const Result<network::Resolution>& resolution, const std::string& path) {
   ASSERT_FALSE(resolution.ok());
-  EXPECT_EQ(resolution.error().status, 404);
+  EXPECT_EQ(tesoro::api::http_status(resolution.error()), 404);
   EXPECT_EQ(resolution.error().first_code(), "target_not_found");
   EXPECT_EQ(resolution.error().errors.front().path, path);
 }
@@ -360,7 +361,7 @@ void expect_same(const Result<network::Resolution>& got, const Result<network::R
                  const std::string& key) {
   ASSERT_EQ(got.ok(), alone.ok()) << key;
   if (!got) {
-    EXPECT_EQ(got.error().status, alone.error().status) << key;
+    EXPECT_EQ(tesoro::api::http_status(got.error()), tesoro::api::http_status(alone.error())) << key;
     EXPECT_EQ(got.error().first_code(), alone.error().first_code()) << key;
     EXPECT_EQ(got.error().errors.front().path, alone.error().errors.front().path) << key;
     EXPECT_EQ(got.error().errors.front().message, alone.error().errors.front().message) << key;
@@ -539,7 +540,7 @@ TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
   EXPECT_EQ(valid->key_value, "@TIENDAANA");
   auto expired = get(k_tenant, target->id, target->expires_at_micros);
   ASSERT_FALSE(expired.ok());
-  EXPECT_EQ(expired.error().status, 422);
+  EXPECT_EQ(tesoro::api::http_status(expired.error()), 422);
   EXPECT_EQ(expired.error().first_code(), "target_expired");
   EXPECT_EQ(expired.error().errors.front().path, "transfers.0.target_id");
   // Expired, it is still there to read.
@@ -552,7 +553,7 @@ TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
                                    std::pair{k_tenant, ids::generate("bbtgt")}}) {
     auto missing = get(tenant, id, now);
     ASSERT_FALSE(missing.ok());
-    EXPECT_EQ(missing.error().status, 404);
+    EXPECT_EQ(tesoro::api::http_status(missing.error()), 404);
     EXPECT_EQ(missing.error().first_code(), "target_not_found");
     EXPECT_EQ(missing.error().errors.front().path, "transfers.0.target_id");
   }
@@ -612,7 +613,7 @@ TEST_P(NetworkStore, AResolutionThatFailsRecordsNothing) {
     return network::resolve_target(tx, k_tenant, {"qr_code", "@TIENDA", std::nullopt, ""}, now);
   });
   ASSERT_FALSE(unknown_format.ok());
-  EXPECT_EQ(unknown_format.error().status, 400);
+  EXPECT_EQ(tesoro::api::http_status(unknown_format.error()), 400);
   EXPECT_EQ(unknown_format.error().errors.front().path, "format");
   auto never = run<network::Target>([&](store::Tx& tx) {
     return network::resolve_target(tx, k_tenant, {"plain_key", "@NUNCA404", std::nullopt, ""}, now);

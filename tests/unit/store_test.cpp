@@ -306,7 +306,7 @@ TEST_P(StoreTest, DeferredWritesGoBeforeWhatFollowsAndTheirFailureIsTheirUnitsOr
     // A nested part that returned an error: its deferred writes are undone with it.
     auto refused = tx.nested<bool>([](store::Tx& inner) -> Result<bool> {
       inner.exec_later("INSERT INTO deferred (k, n) VALUES ('h', 0)");
-      return errors::make(409, "conflict", "no");
+      return errors::make("conflict", "no");
     });
     EXPECT_FALSE(refused.ok());
     tx.exec_later("INSERT INTO deferred (k, n) VALUES ('i', 0)");
@@ -320,7 +320,7 @@ TEST_P(StoreTest, DeferredWritesGoBeforeWhatFollowsAndTheirFailureIsTheirUnitsOr
 TEST_P(StoreTest, ErrorRollsBackTheWholeUnit) {
   auto result = temp->store->write<int>([](store::Tx& tx) -> Result<int> {
     tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'e1', 'x', '{}', 'now')");
-    return errors::make(422, "insufficient_funds", "no");
+    return errors::make("insufficient_funds", "no");
   });
   EXPECT_FALSE(result.ok());
   EXPECT_EQ(count_events(*temp->store), 0);
@@ -353,7 +353,7 @@ TEST_P(StoreTest, NestedSavepointKeepsOuterWork) {
     tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'outer', 'x', '{}', 'now')");
     auto inner = tx.nested<int>([](store::Tx& inner_tx) -> Result<int> {
       inner_tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'inner', 'x', '{}', 'now')");
-      return errors::make(409, "conflict", "no");
+      return errors::make("conflict", "no");
     });
     EXPECT_FALSE(inner.ok());
     return 1;
@@ -652,7 +652,7 @@ TEST_P(StoreTest, AfterCommitHooksRunOnceAndOnlyForCommittedWork) {
     auto inner = tx.nested<int>([&](store::Tx& inner_tx) -> Result<int> {
       inner_tx.after_commit([&] { ran.push_back("nested"); });
       inner_tx.notify("nested-topic");
-      return errors::make(409, "conflict", "undone");
+      return errors::make("conflict", "undone");
     });
     EXPECT_FALSE(inner.ok());
     return 1;
@@ -664,7 +664,7 @@ TEST_P(StoreTest, AfterCommitHooksRunOnceAndOnlyForCommittedWork) {
   auto refused = temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
     tx.after_commit([&] { ran.push_back("refused"); });
     tx.notify("refused-topic");
-    return errors::make(422, "insufficient_funds", "no");
+    return errors::make("insufficient_funds", "no");
   });
   EXPECT_FALSE(refused.ok());
   EXPECT_THROW(static_cast<void>(temp->store->write<int>([&](store::Tx& tx) -> Result<int> {
@@ -758,7 +758,7 @@ TEST_P(StoreTest, AQueuedWriteTellsItsOutcomeAfterItsCommit) {
   ASSERT_TRUE(queue(refused, [](store::Tx& tx) -> Result<int> {
     tx.exec("INSERT INTO events (tenant_id, id, type, data, inserted_at) VALUES ('t', 'refused', 'x', '{}', 'now')");
     tx.notify("refused-topic");
-    return errors::make(422, "insufficient_funds", "no");
+    return errors::make("insufficient_funds", "no");
   }));
   ASSERT_TRUE(queue(thrown, [](store::Tx& tx) -> Result<int> {
     tx.exec("INSERT INTO no_such_table VALUES (1)");

@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "api/error_status.hpp"
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 
@@ -87,7 +88,7 @@ TEST(Patch, InvalidValuesAreProblemsWithTheirPaths) {
   EXPECT_TRUE(reader.patch_object("rules").is_absent());
   EXPECT_TRUE(patch_money(reader, "maximum", {"COP"}, problems).is_absent());
   Error error = problems.to_error();
-  EXPECT_EQ(error.status, 400);
+  EXPECT_EQ(tesoro::api::http_status(error), 400);
   std::vector<std::string> paths;
   for (const ErrorItem& item : error.errors) paths.push_back(item.path.value_or(""));
   EXPECT_EQ(paths, (std::vector<std::string>{"nickname", "limit", "rules", "maximum.amount",

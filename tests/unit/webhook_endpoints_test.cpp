@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/error_status.hpp"
 #include "core/crypto.hpp"
 #include "core/ids.hpp"
 #include "core/limits.hpp"
@@ -29,7 +30,7 @@ const Destinations k_production_any{false, {"*"}};
 std::string refusal(std::string_view url, const Destinations& destinations) {
   auto error = webhooks::check_url(url, destinations);
   if (!error) return "";
-  EXPECT_EQ(error->status, 400) << url;
+  EXPECT_EQ(tesoro::api::http_status(*error), 400) << url;
   EXPECT_EQ(error->first_code(), "validation_error") << url;
   EXPECT_EQ(error->errors.front().path, "url") << url;
   return error->errors.front().message;
@@ -263,7 +264,7 @@ TEST(WebhookEventTypes, KnownTypesAndPrefixPatternsPass) {
                                             "collection.paid", "nothing.*", "collection.",
                                             "collection.p*", "card_transaction.*"});
   ASSERT_TRUE(error);
-  EXPECT_EQ(error->status, 400);
+  EXPECT_EQ(tesoro::api::http_status(*error), 400);
   std::vector<std::string> paths;
   for (const ErrorItem& item : error->errors) paths.push_back(item.path.value_or(""));
   EXPECT_EQ(paths, (std::vector<std::string>{"event_types.1", "event_types.2", "event_types.3",
@@ -354,7 +355,7 @@ TEST_P(WebhookEndpointsStore, RotationKeepsThePreviousSecretForTheOverlap) {
   auto unknown = temp->store->write<webhooks::Created>(
       [&](store::Tx& tx) { return webhooks::rotate_secret(tx, sealer, "other", id, now, now); });
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().status, 404);
+  EXPECT_EQ(tesoro::api::http_status(unknown.error()), 404);
 }
 
 TEST_P(WebhookEndpointsStore, StartsAfterTheLastPositionedEvent) {
@@ -380,7 +381,7 @@ TEST_P(WebhookEndpointsStore, ATenantHasAtMostTheLimit) {
   for (std::int64_t i = 0; i < limits::k_webhook_endpoints_max; ++i) ASSERT_TRUE(create().ok());
   auto refused = create();
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.error().status, 422);
+  EXPECT_EQ(tesoro::api::http_status(refused.error()), 422);
   EXPECT_EQ(refused.error().first_code(), "webhook_endpoint_limit_reached");
 }
 
@@ -414,7 +415,7 @@ TEST_P(WebhookEndpointsStore, DeletingFailsItsPendingDeliveries) {
   auto again = temp->store->write<Unit>(
       [&](store::Tx& tx) { return webhooks::delete_endpoint(tx, tenant_id, id, now); });
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error().status, 404);
+  EXPECT_EQ(tesoro::api::http_status(again.error()), 404);
 }
 
 TESORO_ON_BOTH_ENGINES(WebhookEndpointsStore);

@@ -40,7 +40,7 @@ void Problems::add(const Error& error) {
 Error Problems::to_error() const {
   Error error;
   const ErrorKind& kind = any_invalid_ ? k_invalid : k_missing;
-  error.status = kind.status;
+  error.code = kind.code;
   error.message = kind.summary;
   error.errors = items_;
   // The first item names the status's kind: validation problems before missing fields.

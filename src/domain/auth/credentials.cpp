@@ -481,7 +481,8 @@ Error insufficient_scope(const Principal& principal, const std::string& needed_s
 Error oauth_error(ErrorCode code, std::string description) {
   Error result = errors::of(code, std::nullopt, std::move(description));
   result.oauth = true;
-  if (result.status == 401) result.challenge = Challenge{Challenge::Scheme::basic, "", ""};
+  // The one code answered 401: the client failed to authenticate (RFC 6749 section 5.2).
+  if (code == ErrorCode::invalid_client) result.challenge = Challenge{Challenge::Scheme::basic, "", ""};
   return result;
 }
 

@@ -46,7 +46,7 @@ Result<User> create_user(store::Tx& tx, std::string_view tenant_id, std::string_
   if (!auth::tenant_exists(tx, tenant_id)) return errors::item_not_found("tenant");
   User user{ids::generate("cusr"), std::string(tenant_id), normalise_email(email), time::iso(now)};
   if (tx.query_one("SELECT 1 FROM console_users WHERE email = ?", {user.email})) {
-    return errors::make(409, "email_taken", "a console user with this email already exists",
+    return errors::make("email_taken", "a console user with this email already exists",
                         "email");
   }
   tx.exec(

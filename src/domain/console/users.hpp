@@ -37,7 +37,8 @@ std::string default_owner_email(std::string_view tenant_id);
 
 // A user of `tenant_id` with `email` (normalised here) and a password hash. Errors: 404
 // item_not_found for an unknown tenant; 400 validation_error at `email` for a malformed one;
-// 409 email_taken when the email already has a user (of any tenant).
+// email_taken (outside the API's catalog: only the command line creates users) when the email
+// already has a user (of any tenant).
 Result<User> create_user(store::Tx& tx, std::string_view tenant_id, std::string_view email,
                          const std::string& password_hash, time::Micros now);
 // A tenant's users, oldest first; 404 item_not_found for an unknown tenant.
