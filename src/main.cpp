@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "app/commands.hpp"
+#include "app/log_output.hpp"
 #include "core/limits.hpp"
 #include "domain/auth/credentials.hpp"
 #include "core/money.hpp"
@@ -270,6 +271,7 @@ void add_serve_command(CLI::App& cli, tesoro::app::Config& config, int& exit_cod
 }  // namespace
 
 int main(int argc, char** argv) {
+  tesoro::app::log_to_stderr();
   CLI::App cli{"Tesoro: ledger, cards, payouts and instant payments over HTTP"};
   cli.set_version_flag("--version", "tesoro " TESORO_VERSION);
   // --help shows every option's default value.

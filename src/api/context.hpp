@@ -11,11 +11,12 @@
 #include "api/json.hpp"
 #include "core/clock.hpp"
 #include "core/crypto.hpp"
-#include "core/http_client.hpp"
 #include "core/limits.hpp"
+#include "core/outbound_http.hpp"
 #include "domain/auth/credentials.hpp"
 #include "domain/console/sessions.hpp"
 #include "domain/webhooks/endpoints.hpp"
+#include "http/client.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
 #include "store/idempotency.hpp"
@@ -69,6 +70,10 @@ struct Services {
   // Requests to tenants' authorization endpoints, answered on the client's thread
   // (domain/cards/authorization_decisions.hpp): nothing waits for them but an http::Later.
   http_client::AsyncClient& authorization_requests;
+  // Name resolution and requests for code that does no I/O of its own (core/outbound_http.hpp):
+  // the authorization endpoint's host is resolved and checked through it
+  // (webhooks::pin_destination), as the webhook dispatcher's are.
+  const outbound_http::Transport& transport;
 };
 
 struct IdempotencyClaim {

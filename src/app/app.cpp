@@ -228,7 +228,7 @@ App::App(Config config, std::unique_ptr<store::Store> store, crypto::Sealer card
       card_numbers_(std::move(card_numbers)),
       services_{*store_,         api_settings(config_), in_flight_,
                 clock_,          card_numbers_,         card_numbers_,
-                authorization_requests_},
+                authorization_requests_, http_client::transport()},
       rate_limiter_(default_rate(config_), default_burst(config_)),
       auth_failures_(rate_limiter_.enabled() ? config_.auth_failure_rate : 0,
                      config_.auth_failure_burst),
@@ -598,7 +598,8 @@ void App::add_webhook_workers() {
       "webhooks.delivery", std::chrono::milliseconds(limits::k_worker_poll_ms),
       {std::string(webhooks::k_deliveries_topic), std::string(tenant_clock::k_advanced_topic)},
       [this, options](store::Store& store, time::Micros) {
-        return webhooks::deliver_pass(store, services_.secrets, options, clock_);
+        return webhooks::deliver_pass(store, services_.secrets, options, clock_,
+                                      services_.transport);
       }});
 }
 

@@ -16,9 +16,9 @@
 #include "http/message.hpp"
 #include "http/router.hpp"
 #include "core/clock.hpp"
-#include "core/http_client.hpp"
-#include "core/limits.hpp"
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
+#include "http/client.hpp"
 #include "store/store.hpp"
 #include "workers/runner.hpp"
 

@@ -3,8 +3,6 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <mutex>
 
 #include "core/time.hpp"
 
@@ -12,7 +10,7 @@ namespace tesoro::log {
 namespace {
 
 std::atomic<int> g_level{static_cast<int>(Level::info)};
-std::mutex g_mutex;
+std::atomic<Sink> g_sink{nullptr};
 
 const char* name(Level level) {
   switch (level) {
@@ -79,8 +77,11 @@ bool parse_level(std::string_view text, Level& out) {
 
 bool enabled(Level level) { return static_cast<int>(level) >= g_level.load(); }
 
+Sink set_sink(Sink sink) { return g_sink.exchange(sink); }
+
 void write(Level level, std::string_view event, const Fields& fields) {
-  if (!enabled(level)) return;
+  const Sink sink = g_sink.load();
+  if (sink == nullptr || !enabled(level)) return;
   std::string line = "{\"ts\":\"" + time::iso_now() + "\",\"level\":\"" + name(level) +
                      "\",\"event\":\"";
   append_escaped(line, event);
@@ -92,9 +93,7 @@ void write(Level level, std::string_view event, const Fields& fields) {
     append_value(line, value);
   }
   line += "}\n";
-  std::lock_guard lock(g_mutex);
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  std::fflush(stderr);
+  sink(line);
 }
 
 }  // namespace tesoro::log

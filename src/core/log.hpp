@@ -1,6 +1,8 @@
 #pragma once
-// Structured logging: one JSON object per line on stderr. Callers pass fields; nothing here knows
-// about secrets, so callers never pass them (the Authorization header is never logged).
+// Structured logging: one JSON object per line. Callers pass fields; nothing here knows about
+// secrets, so callers never pass them (the Authorization header is never logged). Core does no
+// I/O: a line is handed to the sink the program installed (app::log_to_stderr: the server and
+// every command write to stderr); until one is, lines are dropped.
 #include <concepts>
 #include <cstdint>
 #include <string>
@@ -37,5 +39,10 @@ class Value {
 
 using Fields = std::vector<std::pair<std::string, Value>>;
 void write(Level level, std::string_view event, const Fields& fields);
+
+// Receives each line (a JSON object and its newline), from any thread; it must be safe to call
+// concurrently. Returns the sink it replaces (nullptr: none).
+using Sink = void (*)(std::string_view line);
+Sink set_sink(Sink sink);
 
 }  // namespace tesoro::log

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "app/log_output.hpp"
 #include "fuzz.hpp"
 
 int main(int argc, char** argv) {
+  tesoro::app::log_to_stderr();  // an invariant's message, should one fail
   std::vector<std::filesystem::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::filesystem::path given(argv[i]);

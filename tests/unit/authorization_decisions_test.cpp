@@ -12,7 +12,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "core/http_client.hpp"
+#include "http/client.hpp"
 #include "domain/cards/authorization_decisions.hpp"
 #include "domain/webhooks/secrets.hpp"
 #include "webhook_receiver.hpp"

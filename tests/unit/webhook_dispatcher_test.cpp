@@ -1,19 +1,26 @@
 // The webhook dispatcher's parts: the retry schedule and Retry-After (parsing, the floor it sets,
 // its cap), the body, log text, URLs; fan-out on both engines (subscriptions, start positions,
 // disabled endpoints, the cursor); leases (a live one is respected, an expired one taken over,
-// and a node that lost its lease mid-attempt writes nothing), against a receiver in this process.
+// and a node that lost its lease mid-attempt writes nothing), against a receiver in this process;
+// and the transport seam: hosts resolved and requests sent through the one a pass is given.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <utility>
 
-#include "core/http_client.hpp"
 #include "core/ids.hpp"
+#include "core/outbound_http.hpp"
 #include "domain/events/events.hpp"
 #include "domain/webhooks/dispatcher.hpp"
 #include "domain/webhooks/secrets.hpp"
+#include "http/client.hpp"
 #include "manual_clock.hpp"
 #include "test_stores.hpp"
 #include "webhook_receiver.hpp"
@@ -48,7 +55,7 @@ TEST(WebhookRetrySchedule, RetryAfterIsAFloorCappedAtTheLongestStep) {
 }
 
 TEST(WebhookRetryAfter, ParsesSecondsAndHttpDatesAndRefusesTheRest) {
-  using http_client::parse_retry_after;
+  using outbound_http::parse_retry_after;
   const time::Micros now = *time::parse_iso("2026-10-21T07:28:00Z");
   EXPECT_EQ(*parse_retry_after("120", now), 120 * k_second);
   EXPECT_EQ(*parse_retry_after("  7 ", now), 7 * k_second);
@@ -65,7 +72,7 @@ TEST(WebhookRetryAfter, ParsesSecondsAndHttpDatesAndRefusesTheRest) {
 }
 
 TEST(WebhookLogText, KeepsUtf8ReplacesControlsAndCutsOnACharacterBoundary) {
-  using http_client::printable_text;
+  using outbound_http::printable_text;
   EXPECT_EQ(printable_text("caf\xC3\xA9 ok\n", 100), "caf\xC3\xA9 ok\n");
   EXPECT_EQ(printable_text(std::string("a\0b\x1B", 4), 100), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
   EXPECT_EQ(printable_text("\xFF\xC3", 100), "\xEF\xBF\xBD\xEF\xBF\xBD") << "not UTF-8";
@@ -82,22 +89,70 @@ TEST(WebhookPayload, IsTheFourFieldsWithDataAsStored) {
 }
 
 TEST(WebhookDeliveryUrls, AreParsedByTheConnectingLibrary) {
-  auto parts = http_client::parse_url("http://127.0.0.1:8080/hooks?x=1");
+  auto parts = outbound_http::parse_url("http://127.0.0.1:8080/hooks?x=1");
   ASSERT_TRUE(parts);
   EXPECT_EQ(parts->host, "127.0.0.1");
   EXPECT_EQ(parts->port, 8080);
   EXPECT_TRUE(parts->ip_literal);
-  parts = http_client::parse_url("https://Hooks.Example.com/x");
+  parts = outbound_http::parse_url("https://Hooks.Example.com/x");
   ASSERT_TRUE(parts);
   EXPECT_EQ(parts->port, 443);
   EXPECT_FALSE(parts->ip_literal);
-  parts = http_client::parse_url("http://[::1]:9000/");
+  parts = outbound_http::parse_url("http://[::1]:9000/");
   ASSERT_TRUE(parts);
   EXPECT_EQ(parts->host, "::1");
   EXPECT_TRUE(parts->ip_literal);
-  EXPECT_FALSE(http_client::parse_url("ftp://example.com/"));
-  EXPECT_FALSE(http_client::parse_url("not a url"));
+  EXPECT_FALSE(outbound_http::parse_url("ftp://example.com/"));
+  EXPECT_FALSE(outbound_http::parse_url("not a url"));
 }
+
+// A transport that resolves names from its table and answers every request at once with
+// `status`, keeping what it was asked: the dispatcher's rules seen without a network.
+class ScriptedTransport final : public outbound_http::Transport {
+ public:
+  std::map<std::string, std::vector<std::string>> names;
+  int status = 200;
+  mutable std::mutex mutex;
+  mutable std::vector<outbound_http::Request> sent;   // guarded by mutex
+  mutable std::vector<std::string> resolved;          // hosts asked, guarded by mutex
+
+  outbound_http::Resolved resolve(const std::string& host, int) const override {
+    std::lock_guard lock(mutex);
+    resolved.push_back(host);
+    auto found = names.find(host);
+    if (found == names.end()) return {{}, "could not resolve host: unknown"};
+    return {found->second, ""};
+  }
+  std::unique_ptr<outbound_http::Requests> open(std::size_t) const override {
+    return std::make_unique<Answering>(*this);
+  }
+
+ private:
+  class Answering final : public outbound_http::Requests {
+   public:
+    explicit Answering(const ScriptedTransport& owner) : owner_(owner) {}
+    void start(std::size_t slot, const outbound_http::Request& request) override {
+      std::lock_guard lock(owner_.mutex);
+      owner_.sent.push_back(request);
+      started_.push_back(slot);
+    }
+    std::vector<std::pair<std::size_t, outbound_http::Response>> poll(int) override {
+      std::vector<std::pair<std::size_t, outbound_http::Response>> done;
+      for (std::size_t slot : std::exchange(started_, {})) {
+        outbound_http::Response response;
+        response.status = owner_.status;
+        done.emplace_back(slot, std::move(response));
+      }
+      return done;
+    }
+    std::size_t running() const override { return started_.size(); }
+    void abandon_all() override { started_.clear(); }
+
+   private:
+    const ScriptedTransport& owner_;
+    std::vector<std::size_t> started_;
+  };
+};
 
 const std::string k_tenant = "ten_webhooksdispatchAAAAA";
 const std::string k_other_tenant = "ten_webhooksdispatchBBBBB";
@@ -158,6 +213,12 @@ class WebhookDispatcher : public test_stores::EngineStoreTest {
     return test_stores::read_integer(*temp->store, sql, params);
   }
 
+  // One delivery pass, by default through the server's transport (libcurl, the system resolver).
+  bool deliver(const webhooks::DispatcherOptions& options,
+               const outbound_http::Transport& transport = http_client::transport()) {
+    return webhooks::deliver_pass(*temp->store, sealer, options, clock, transport);
+  }
+
   // A delivery pass on its own thread, once the receiver holds its one request unanswered.
   std::thread pass_held_by(harness::WebhookReceiver& receiver,
                            const webhooks::DispatcherOptions& options) {
@@ -165,9 +226,7 @@ class WebhookDispatcher : public test_stores::EngineStoreTest {
     add_endpoint(k_tenant, receiver.url());
     emit(k_tenant, "collection.paid");
     fan_out();
-    std::thread pass([this, &options] {
-      webhooks::deliver_pass(*temp->store, sealer, options, clock);
-    });
+    std::thread pass([this, &options] { deliver(options); });
     EXPECT_TRUE(receiver.wait_for(1));
     return pass;
   }
@@ -296,13 +355,13 @@ TEST_P(WebhookDispatcher, ALiveLeaseIsRespectedAndAnExpiredOneTakenOver) {
   });
   webhooks::DispatcherOptions options;
   options.node_id = "this-node";
-  EXPECT_FALSE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_FALSE(deliver(options));
   EXPECT_EQ(receiver.count(), 0u) << "another node holds the endpoint";
 
   write([&](store::Tx& tx) {
     tx.exec("UPDATE webhook_endpoints SET lease_until_micros = ?", {time::now_micros() - 1});
   });
-  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_TRUE(deliver(options));
   ASSERT_EQ(receiver.count(), 1u);
   EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'delivered'"), 1);
   EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_endpoints WHERE lease_owner IS NULL"), 1)
@@ -358,10 +417,10 @@ TEST_P(WebhookDispatcher, APassStartsNoRequestAfterOneTimeoutsLength) {
   webhooks::DispatcherOptions options;
   options.node_id = "this-node";
   options.timeout_ms = 400;
-  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_TRUE(deliver(options));
   EXPECT_EQ(receiver.count(), 2u) << "the second answer came after 400 ms: no third request";
   EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'delivered'"), 2);
-  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_TRUE(deliver(options));
   EXPECT_EQ(receiver.count(), 3u) << "the next pass takes the rest";
 }
 
@@ -377,7 +436,7 @@ TEST_P(WebhookDispatcher, WithoutASecretThatOpensNothingIsSentAndTheAttemptIsLog
   fan_out();
   webhooks::DispatcherOptions options;
   options.node_id = "this-node";
-  EXPECT_TRUE(webhooks::deliver_pass(*temp->store, sealer, options, clock));
+  EXPECT_TRUE(deliver(options));
   EXPECT_EQ(receiver.count(), 0u);
   EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts WHERE endpoint_id = ? "
                   "AND error = 'signing secret unavailable' AND status_code IS NULL",
@@ -387,6 +446,56 @@ TEST_P(WebhookDispatcher, WithoutASecretThatOpensNothingIsSentAndTheAttemptIsLog
                   "AND attempts = 1 AND next_attempt_at_micros IS NOT NULL"),
             1)
       << "retried on the schedule";
+}
+
+TEST_P(WebhookDispatcher, HostsAreResolvedAndRequestsSentThroughTheTransportGiven) {
+  ScriptedTransport transport;
+  // A public name that also resolves to a private address: only the public one is connected to.
+  transport.names["hooks.example.com"] = {"93.184.216.34", "10.0.0.7"};
+  transport.names["internal.example.com"] = {"10.0.0.8"};
+  const std::string open = add_endpoint(k_tenant, "https://hooks.example.com/in");
+  const std::string closed = add_endpoint(k_tenant, "https://internal.example.com/in");
+  const std::string event = emit(k_tenant, "collection.paid");
+  fan_out();
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  EXPECT_TRUE(deliver(options, transport));
+
+  std::sort(transport.resolved.begin(), transport.resolved.end());
+  EXPECT_EQ(transport.resolved,
+            (std::vector<std::string>{"hooks.example.com", "internal.example.com"}));
+  ASSERT_EQ(transport.sent.size(), 1u) << "nothing is sent to a host with no allowed address";
+  const outbound_http::Request& request = transport.sent[0];
+  EXPECT_EQ(request.url, "https://hooks.example.com/in");
+  EXPECT_EQ(request.pinned_addresses, std::vector<std::string>{"93.184.216.34"});
+  EXPECT_NE(std::find(request.headers.begin(), request.headers.end(), "webhook-id: " + event),
+            request.headers.end());
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ? "
+                  "AND state = 'delivered'",
+                  {open}),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts WHERE endpoint_id = ? "
+                  "AND error = 'address not allowed' AND status_code IS NULL",
+                  {closed}),
+            1)
+      << "an attempt without a request, retried on the schedule";
+}
+
+TEST_P(WebhookDispatcher, AStatusTheTransportAnswersDecidesTheDelivery) {
+  ScriptedTransport transport;
+  transport.names["hooks.example.com"] = {"93.184.216.34"};
+  transport.status = 410;
+  const std::string endpoint = add_endpoint(k_tenant, "https://hooks.example.com/in");
+  emit(k_tenant, "collection.paid");
+  fan_out();
+  webhooks::DispatcherOptions options;
+  options.node_id = "this-node";
+  EXPECT_TRUE(deliver(options, transport));
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_endpoints WHERE id = ? AND enabled = 0 "
+                  "AND disabled_reason = 'gone'",
+                  {endpoint}),
+            1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM webhook_attempts WHERE status_code = 410"), 1);
 }
 
 TESORO_ON_BOTH_ENGINES(WebhookDispatcher);

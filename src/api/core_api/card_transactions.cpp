@@ -218,7 +218,8 @@ void write_decision(const std::shared_ptr<http::Later>& later,
 // `unit` runs later: it must own what it uses (capture by value).
 http::Response answer_after_decision(Context& context, Asking asking, const DecidedUnit& unit) {
   const webhooks::Pinned pinned = webhooks::pin_destination(
-      asking.asked.endpoint.url, context.services.settings.webhook_destinations);
+      asking.asked.endpoint.url, context.services.settings.webhook_destinations,
+      context.services.transport);
   auto sent = std::make_shared<const cards::decisions::Sent>(cards::decisions::request_for(
       asking.asked, asking.question, context.now(), context.services.clock.now(),
       pinned.addresses));
@@ -239,7 +240,7 @@ http::Response answer_after_decision(Context& context, Asking asking, const Deci
         const auto asked_at = std::chrono::steady_clock::now();
         const std::int64_t timeout_ms = endpoint->authorization_timeout_ms;
         detached->context.services.authorization_requests.submit(
-            sent->request, [conclude, asked_at, timeout_ms](http_client::Response answered) {
+            sent->request, [conclude, asked_at, timeout_ms](outbound_http::Response answered) {
               const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::steady_clock::now() - asked_at)
                                       .count();

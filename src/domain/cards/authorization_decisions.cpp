@@ -16,7 +16,7 @@ namespace json = boost::json;
 // `text` cut to at most `max_chars` characters (code points) of UTF-8, without control
 // characters: it is shown by the API and the console.
 std::string reason_text(std::string_view text, std::size_t max_chars) {
-  const std::string clean = http_client::printable_text(text, text.size() * 3);
+  const std::string clean = outbound_http::printable_text(text, text.size() * 3);
   std::size_t chars = 0;
   std::size_t end = 0;
   while (end < clean.size() && chars < max_chars) {
@@ -59,7 +59,7 @@ Sent request_for(const Asked& asked, const Question& question, time::Micros tena
   out.key("channel").string(question.purchase.channel);
   out.end_object().end_object();
 
-  http_client::Request& request = sent.request;
+  outbound_http::Request& request = sent.request;
   request.url = asked.endpoint.url;
   request.body = out.take();
   request.headers = {
@@ -79,7 +79,7 @@ Sent request_for(const Asked& asked, const Question& question, time::Micros tena
   return sent;
 }
 
-Answer answer_of(const http_client::Response& response, std::int64_t timeout_ms,
+Answer answer_of(const outbound_http::Response& response, std::int64_t timeout_ms,
                  std::int64_t duration_ms) {
   if (response.timed_out) {
     Answer answer;
@@ -93,7 +93,7 @@ Answer answer_of(const http_client::Response& response, std::int64_t timeout_ms,
     return error_answer(std::nullopt, response.error.value_or("no response"), duration_ms);
   }
   const int status = *response.status;
-  const std::string shown = http_client::printable_text(
+  const std::string shown = outbound_http::printable_text(
       response.body, static_cast<std::size_t>(limits::k_webhook_response_body_max_bytes));
   if (status < 200 || status > 299) {
     std::string error = "HTTP " + std::to_string(status);

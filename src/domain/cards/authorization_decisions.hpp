@@ -8,8 +8,9 @@
 //    secrets, and Tesoro's checks (cards::approvable_authorization, cards::incrementable).
 //    Its host is resolved and checked as deliveries' are (webhooks::pin_destination).
 // 2. No transaction open and no thread held: the signed POST (request_for()) goes out on the
-//    server's asynchronous client (http_client::AsyncClient, one thread for every request in
-//    flight), limited to the endpoint's authorization_timeout_ms; a late answer is dropped.
+//    server's asynchronous client (http_client::AsyncClient in http/client.hpp, one thread for
+//    every request in flight), limited to the endpoint's authorization_timeout_ms; a late answer
+//    is dropped.
 // 3. In one write unit, on a worker: Tesoro's checks again (the money may have gone meanwhile),
 //    then the tenant's decision (decide()), the transaction, and the request's line in the
 //    endpoint's delivery log (record()), together; a step that fails then (an increment the
@@ -28,7 +29,7 @@
 #include <vector>
 
 #include "core/crypto.hpp"
-#include "core/http_client.hpp"
+#include "core/outbound_http.hpp"
 #include "core/time.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/webhooks/endpoints.hpp"
@@ -63,7 +64,7 @@ struct Asked {
 struct Sent {
   std::string request_id;         // adr_
   long long webhook_timestamp = 0;  // real Unix seconds
-  http_client::Request request;
+  outbound_http::Request request;
 };
 Sent request_for(const Asked& asked, const Question& question, time::Micros tenant_now,
                  time::Micros real_now, std::vector<std::string> pinned_addresses);
@@ -77,7 +78,7 @@ struct Answer {
   std::int64_t duration_ms = 0;       // asked to answered (or to the timeout)
 };
 // `refused`: the request was not sent (its destination is not allowed).
-Answer answer_of(const http_client::Response& response, std::int64_t timeout_ms,
+Answer answer_of(const outbound_http::Response& response, std::int64_t timeout_ms,
                  std::int64_t duration_ms);
 Answer refused_answer(const std::string& why);
 

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/http_client.hpp"
 #include "core/limits.hpp"
 #include "core/result.hpp"
 #include "domain/webhooks/destinations.hpp"
@@ -285,9 +284,10 @@ bool check_address(std::string_view host, std::string_view address,
   return false;
 }
 
-Pinned pin_destination(std::string_view url, const Destinations& destinations) {
+Pinned pin_destination(std::string_view url, const Destinations& destinations,
+                       const outbound_http::Transport& transport) {
   Pinned pinned;
-  const std::optional<http_client::UrlParts> parts = http_client::parse_url(url);
+  const std::optional<outbound_http::UrlParts> parts = outbound_http::parse_url(url);
   if (!parts) {
     pinned.refused = "invalid url";
   } else if (parts->ip_literal) {
@@ -295,7 +295,7 @@ Pinned pin_destination(std::string_view url, const Destinations& destinations) {
       pinned.refused = "address not allowed";
     }
   } else {
-    const http_client::Resolved resolved = http_client::resolve(parts->host, parts->port);
+    const outbound_http::Resolved resolved = transport.resolve(parts->host, parts->port);
     for (const std::string& address : resolved.addresses) {
       if (check_address(parts->host, address, destinations)) pinned.addresses.push_back(address);
     }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/outbound_http.hpp"
 
 namespace tesoro::webhooks {
 
@@ -39,12 +40,14 @@ bool check_address(std::string_view host, std::string_view address,
                    const Destinations& destinations);
 
 // Where a request to `url` may connect, checked as the dispatcher checks (check_address): the
-// addresses its host resolves to that are allowed, to pin the connection to (none for an IP
-// literal, connected to as it is), or why it may not be connected to. Blocks on the resolver.
+// addresses its host resolves to through `transport` that are allowed, to pin the connection to
+// (none for an IP literal, connected to as it is), or why it may not be connected to. Blocks on
+// the transport's resolver.
 struct Pinned {
   std::vector<std::string> addresses;
   std::optional<std::string> refused;
 };
-Pinned pin_destination(std::string_view url, const Destinations& destinations);
+Pinned pin_destination(std::string_view url, const Destinations& destinations,
+                       const outbound_http::Transport& transport);
 
 }  // namespace tesoro::webhooks

@@ -7,8 +7,8 @@
 #include <deque>
 #include <future>
 #include <map>
+#include <memory>
 
-#include "core/http_client.hpp"
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
 #include "core/limits.hpp"
@@ -16,6 +16,7 @@
 #include "core/metrics.hpp"
 #include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
+#include "domain/webhooks/destinations.hpp"
 #include "domain/webhooks/secrets.hpp"
 #include "store/bulk.hpp"
 #include "store/pages.hpp"
@@ -292,42 +293,28 @@ void load_due(store::Store& store, const crypto::Sealer& sealer,
 
 // The addresses each endpoint may be connected to, resolved concurrently (a slow resolver of
 // one tenant's host must not hold the others).
-void resolve_hosts(std::vector<Leased>& leased, const Destinations& destinations) {
-  std::vector<std::future<http_client::Resolved>> lookups(leased.size());
-  std::vector<std::optional<http_client::UrlParts>> urls(leased.size());
+void resolve_hosts(std::vector<Leased>& leased, const Destinations& destinations,
+                   const outbound_http::Transport& transport) {
+  std::vector<std::future<Pinned>> lookups(leased.size());
   for (std::size_t i = 0; i < leased.size(); ++i) {
-    urls[i] = http_client::parse_url(leased[i].url);
-    if (!urls[i] || urls[i]->ip_literal || leased[i].queue.empty() || leased[i].refused) continue;
-    lookups[i] = std::async(std::launch::async, http_client::resolve, urls[i]->host,
-                            urls[i]->port);
+    if (leased[i].queue.empty() || leased[i].refused) continue;
+    lookups[i] = std::async(std::launch::async, [&url = leased[i].url, &destinations, &transport] {
+      return pin_destination(url, destinations, transport);
+    });
   }
   for (std::size_t i = 0; i < leased.size(); ++i) {
-    Leased& endpoint = leased[i];
-    if (endpoint.queue.empty() || endpoint.refused) continue;
-    if (!urls[i]) {
-      endpoint.refused = "invalid url";
-      continue;
-    }
-    const std::string& host = urls[i]->host;
-    if (urls[i]->ip_literal) {
-      if (!check_address(host, host, destinations)) endpoint.refused = "address not allowed";
-      continue;
-    }
-    http_client::Resolved resolved = lookups[i].get();
-    for (const std::string& address : resolved.addresses) {
-      if (check_address(host, address, destinations)) endpoint.pinned.push_back(address);
-    }
-    if (endpoint.pinned.empty()) {
-      endpoint.refused = resolved.addresses.empty() ? resolved.error : "address not allowed";
-    }
+    if (!lookups[i].valid()) continue;
+    Pinned pinned = lookups[i].get();
+    leased[i].pinned = std::move(pinned.addresses);
+    leased[i].refused = std::move(pinned.refused);
   }
 }
 
-http_client::Request request_for(Leased& endpoint, const DispatcherOptions& options,
+outbound_http::Request request_for(Leased& endpoint, const DispatcherOptions& options,
                                  time::Micros real_now) {
   const Due& due = endpoint.queue.front();
   endpoint.sent_timestamp = real_now / k_second;
-  http_client::Request request;
+  outbound_http::Request request;
   request.url = endpoint.url;
   request.body = due.body;
   request.headers = {
@@ -354,7 +341,7 @@ struct Outcome {
   std::int64_t latency_ms = 0;
 };
 
-Outcome outcome_of(const http_client::Response& response, time::Micros real_now) {
+Outcome outcome_of(const outbound_http::Response& response, time::Micros real_now) {
   Outcome outcome;
   outcome.status_code = response.status;
   outcome.latency_ms = response.latency_ms;
@@ -368,12 +355,12 @@ Outcome outcome_of(const http_client::Response& response, time::Micros real_now)
   if (outcome.delivered) return outcome;
   std::string error = "HTTP " + std::to_string(status);
   if (outcome.gone) error += " Gone: endpoint disabled";
-  std::string body = http_client::printable_text(
+  std::string body = outbound_http::printable_text(
       response.body, static_cast<std::size_t>(limits::k_webhook_response_body_max_bytes));
   if (!body.empty()) error += ": " + body;
   outcome.error = std::move(error);
   if (response.retry_after) {
-    outcome.retry_after = http_client::parse_retry_after(*response.retry_after, real_now);
+    outcome.retry_after = outbound_http::parse_retry_after(*response.retry_after, real_now);
   }
   return outcome;
 }
@@ -481,13 +468,14 @@ bool stopping(const DispatcherOptions& options) {
 // flight), so a fast receiver is not held to one commit per event. A crash before an outcome is written sends that
 // event again: at least once. Returns how many attempts it made.
 std::int64_t deliver(store::Store& store, const DispatcherOptions& options, const Lease& lease,
-                     std::vector<Leased>& leased, const time::Clock& clock) {
+                     std::vector<Leased>& leased, const time::Clock& clock,
+                     const outbound_http::Transport& transport) {
   // No request starts after one timeout's length: a slow receiver cannot hold the pass, and the
   // endpoints waiting for the next one, much longer than two timeouts.
   const time::Micros last_start = clock.now() + timeout_ms(options) * 1000;
   std::int64_t attempts = 0;
   std::vector<Recorded> waiting;
-  http_client::Multi multi(leased.size());
+  const std::unique_ptr<outbound_http::Requests> requests = transport.open(leased.size());
   for (std::size_t i = 0; i < leased.size(); ++i) {
     Leased& endpoint = leased[i];
     if (endpoint.queue.empty()) continue;
@@ -499,14 +487,14 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
       ++attempts;
       continue;
     }
-    multi.start(i, request_for(endpoint, options, clock.now()));
+    requests->start(i, request_for(endpoint, options, clock.now()));
   }
-  while (multi.running() > 0) {
+  while (requests->running() > 0) {
     if (stopping(options)) {
-      multi.abandon_all();  // unrecorded: still pending, sent again after the restart
+      requests->abandon_all();  // unrecorded: still pending, sent again after the restart
       break;
     }
-    for (auto& [slot, response] : multi.poll(limits::k_webhook_dispatch_poll_ms)) {
+    for (auto& [slot, response] : requests->poll(limits::k_webhook_dispatch_poll_ms)) {
       Leased& endpoint = leased[slot];
       const time::Micros real_now = clock.now();
       Recorded done{slot, std::move(endpoint.queue.front()), outcome_of(response, real_now),
@@ -516,11 +504,11 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
       // A failure ends the endpoint's turn (a 410 disables it).
       if (done.outcome.delivered && !endpoint.lost && !endpoint.queue.empty() &&
           !stopping(options) && real_now <= last_start) {
-        multi.start(slot, request_for(endpoint, options, clock.now()));
+        requests->start(slot, request_for(endpoint, options, clock.now()));
       }
       waiting.push_back(std::move(done));
     }
-    if (waiting.size() >= limits::k_webhook_attempts_per_unit || multi.running() == 0) {
+    if (waiting.size() >= limits::k_webhook_attempts_per_unit || requests->running() == 0) {
       record_all(store, lease, leased, waiting);
     }
   }
@@ -531,17 +519,18 @@ std::int64_t deliver(store::Store& store, const DispatcherOptions& options, cons
 }  // namespace
 
 bool deliver_pass(store::Store& store, const crypto::Sealer& sealer,
-                  const DispatcherOptions& options, const time::Clock& clock) {
+                  const DispatcherOptions& options, const time::Clock& clock,
+                  const outbound_http::Transport& transport) {
   const time::Micros real_now = clock.now();
   if (stopping(options) || !any_due(store, real_now)) return false;
   const Lease lease{options.node_id + "/" + ids::generate("wls"), lease_micros(options)};
   std::vector<Leased> leased = take_leases(store, options, lease, real_now);
   if (leased.empty()) return false;
   load_due(store, sealer, options, leased, real_now);
-  resolve_hosts(leased, options.destinations);
+  resolve_hosts(leased, options.destinations, transport);
   std::int64_t attempts = 0;
   try {
-    attempts = deliver(store, options, lease, leased, clock);
+    attempts = deliver(store, options, lease, leased, clock, transport);
   } catch (...) {
     release_leases(store, lease, leased, clock.now());
     throw;

@@ -40,6 +40,7 @@
 
 #include "core/clock.hpp"
 #include "core/crypto.hpp"
+#include "core/outbound_http.hpp"
 #include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
@@ -87,11 +88,13 @@ struct DispatcherOptions {
   const std::atomic<bool>* stopping = nullptr;
 };
 
-// One pass: leases endpoints with due deliveries and delivers to them. Returns true when it
-// delivered or attempted anything (the worker runs again at once). `clock` is real time: the
-// lease, and the webhook-timestamp of each attempt.
+// One pass: leases endpoints with due deliveries and delivers to them, resolving their hosts
+// and sending their requests through `transport` (the dispatcher does no I/O of its own).
+// Returns true when it delivered or attempted anything (the worker runs again at once). `clock`
+// is real time: the lease, and the webhook-timestamp of each attempt.
 bool deliver_pass(store::Store& store, const crypto::Sealer& sealer,
-                  const DispatcherOptions& options, const time::Clock& clock);
+                  const DispatcherOptions& options, const time::Clock& clock,
+                  const outbound_http::Transport& transport);
 
 // Ends every lease. Only where one process owns the data (SQLite), when it starts: a lease left
 // by a killed process would otherwise hold its endpoints until it expired.
