@@ -5,15 +5,13 @@
 #include "api/lists.hpp"
 #include "api/validation/readers.hpp"
 #include "core/json_writer.hpp"
+#include "core/limits.hpp"
 #include "domain/events/polling.hpp"
 #include "domain/webhooks/endpoints.hpp"
 
 namespace tesoro::api {
 namespace {
 
-// The largest `after` accepted: 18 digits, what QueryReader::integer reads (positions start at
-// 1 and grow by one per event).
-constexpr std::int64_t k_position_max = 999'999'999'999'999'999;
 
 events::EventFilter read_filter(QueryReader& query, Problems& problems) {
   events::EventFilter filter;
@@ -81,7 +79,7 @@ http::Response list(Context& context) {
   QueryReader query(context.query, problems);
   const bool paged_by_number = query.present("page_number");
   Page page = read_page(query);
-  auto after = query.integer("after", 0, k_position_max);
+  auto after = query.integer("after", 0, limits::k_event_position_max);
   events::EventFilter filter = read_filter(query, problems);
   query.reject_unknown();
   if (after && paged_by_number) {

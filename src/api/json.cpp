@@ -22,14 +22,14 @@ namespace {
 // 1,000 transfers (146 KB) had cost as much as the parse. The keys of each open object are kept
 // in strings reused from object to object at that depth and compared in turn, which for a
 // request's few keys per object costs less than a set's allocations (a batch has 7,000 keys);
-// an object past k_scanned_keys_max keys is checked through a set as well, so that one with
+// an object past k_keys_compared_in_turn keys is checked through a set as well, so that one with
 // thousands of keys stays linear.
 struct DocumentBuilder {
   static constexpr std::size_t max_array_size = json::array::max_size();
   static constexpr std::size_t max_object_size = json::object::max_size();
   static constexpr std::size_t max_string_size = json::string::max_size();
   static constexpr std::size_t max_key_size = json::string::max_size();
-  static constexpr std::size_t k_scanned_keys_max = 32;
+  static constexpr std::size_t k_keys_compared_in_turn = 32;
 
   struct OpenObject {
     std::vector<std::string> keys;  // the first `count` are this object's
@@ -113,11 +113,11 @@ struct DocumentBuilder {
 
   // False when `key` is already a key of `object`.
   bool add_key(OpenObject& object, std::string_view key) {
-    const std::size_t scanned = std::min(object.count, k_scanned_keys_max);
+    const std::size_t scanned = std::min(object.count, k_keys_compared_in_turn);
     for (std::size_t i = 0; i < scanned; ++i) {
       if (object.keys[i] == key) return false;
     }
-    if (object.count < k_scanned_keys_max) {
+    if (object.count < k_keys_compared_in_turn) {
       if (object.keys.size() == object.count) object.keys.emplace_back();
       object.keys[object.count].assign(key);
     } else if (!object.past_scanned.emplace(key).second) {

@@ -23,7 +23,7 @@ struct Config {
   double auth_failure_rate = limits::k_auth_failure_rate_per_second;
   double auth_failure_burst = limits::k_auth_failure_burst;
   int workers = 0;  // 0: by engine (limits::k_workers_default_sqlite, or the PostgreSQL pool)
-  int io_threads = 2;
+  int io_threads = limits::k_io_threads_default;
   int commit_batch_max = static_cast<int>(limits::k_commit_batch_max);  // 1: no group commit
   std::string log_level = "info";
   // ISO 4217 codes accepted on ledger endpoints and on card endpoints (checked against

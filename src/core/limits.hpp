@@ -24,6 +24,7 @@ inline constexpr int k_write_timeout_ms = 10'000;
 inline constexpr int k_connections_max = 4096;
 inline constexpr int k_shutdown_grace_ms = 15'000;  // in-flight requests get this long on SIGTERM
 inline constexpr std::size_t k_json_depth_max = 32;
+inline constexpr int k_io_threads_default = 2;  // threads owning the sockets (--io-threads)
 
 // Workers and storage
 // Handler threads when --workers is not given. SQLite: handlers wait on the group commit, and
@@ -56,6 +57,12 @@ inline constexpr int k_worker_idle_ms = 1000;
 inline constexpr std::size_t k_write_queue_max = 10'000;  // units waiting for the writer
 inline constexpr std::size_t k_commit_batch_max = 256;    // units per group commit
 inline constexpr int k_read_connections_max = 64;
+// SQLite's WAL writes gathered into one (store/sqlite/wal_vfs): bytes past which they are written
+// out before the next write is taken, so a group that dirties more pages than this (a cache
+// spill, a huge unit) costs a write per this many bytes.
+inline constexpr std::size_t k_wal_gather_max_bytes = 8 * 1024 * 1024;
+// PostgreSQL: COPY's data goes to libpq in pieces of this size.
+inline constexpr std::size_t k_postgres_copy_chunk_bytes = 256 * 1024;
 inline constexpr int k_busy_timeout_ms = 5'000;
 // PostgreSQL: a write unit that meets a serialization failure or a deadlock runs again, at most
 // this many times; a unit waits at most this long for a connection of the pool.
@@ -95,7 +102,7 @@ inline constexpr std::int64_t k_clock_offset_max_seconds = 100LL * 365 * 86'400;
 
 // Background work
 inline constexpr int k_worker_poll_ms = 250;          // a worker looks for due work this often
-inline constexpr int k_worker_batch_max = 100;         // jobs claimed at once
+inline constexpr int k_jobs_claimed_per_pass = 20;     // by one job worker
 inline constexpr std::int64_t k_job_lease_seconds = 30;  // real time: a crashed worker's jobs
 inline constexpr int k_job_attempts_max = 8;           // then the job is kept as failed
 inline constexpr std::int64_t k_job_backoff_max_seconds = 3600;
@@ -117,6 +124,8 @@ inline constexpr int k_collection_expiry_interval_ms = 1000;
 // its token (the secret in its url, 256 bits).
 inline constexpr std::int64_t k_activation_link_ttl_seconds = 72 * 3600;
 inline constexpr std::size_t k_activation_token_bytes = 32;
+// How long a card authorization's hold lasts before it expires (tenant time).
+inline constexpr std::int64_t k_authorization_hold_seconds = 7 * 24 * 3600;
 
 // QR codes of collections and sandbox attempts (the contract's limits). A dynamic code's
 // expiry, at most 72 days, and the image's side in pixels.
@@ -200,6 +209,20 @@ inline constexpr std::size_t k_collection_reference_max_chars = 255;
 inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in one answer
 // Items of one batch (POST /api/v1/collections, POST /api/v1/outgoing_transfers).
 inline constexpr std::size_t k_batch_items_max = 1000;
+// The largest `after` of the events lists: 18 digits, what the query reader reads (positions
+// start at 1 and grow by one per event).
+inline constexpr std::int64_t k_event_position_max = 999'999'999'999'999'999;
+
+// Spending controls: what a rule may hold.
+inline constexpr std::size_t k_rule_values_max = 500;  // MCCs or merchant ids of a rule
+inline constexpr std::size_t k_merchant_id_max_chars = 15;
+inline constexpr std::size_t k_merchant_name_pattern_max_chars = 200;  // an allow_pattern
+// What matching a merchant name against a pattern may cost (PCRE2 match and depth limits, the
+// heap in KiB). A pattern that backtracks catastrophically hits them within about a
+// millisecond; the rule then refuses (fails closed) instead of holding a worker.
+inline constexpr std::uint32_t k_pattern_match_limit = 100'000;
+inline constexpr std::uint32_t k_pattern_depth_limit = 10'000;
+inline constexpr std::uint32_t k_pattern_heap_limit_kib = 8'192;
 
 // Secrets Tesoro issues (client secrets, tokens, webhook signing secrets): 256 random bits.
 inline constexpr std::size_t k_secret_bytes = 32;
@@ -241,6 +264,10 @@ inline constexpr std::int64_t k_webhook_retry_after_max_seconds = 36000;
 // The dispatcher writes its attempts in units of at most this many (and whenever nothing is in
 // flight), and a pass in flight looks at the server's stopping this often.
 inline constexpr std::size_t k_webhook_attempts_per_unit = 32;
+// A dispatcher pass leases at most this many endpoints (delivered to concurrently) and sends at
+// most this many due deliveries to each.
+inline constexpr int k_webhook_endpoints_per_pass = 16;
+inline constexpr int k_webhook_deliveries_per_endpoint = 50;
 inline constexpr int k_webhook_dispatch_poll_ms = 100;
 // Authorization decisioning by the tenant (domain/cards/authorization_decisions.hpp): what an
 // endpoint's authorization_timeout_ms may be, the decision answer's size and reason, and how

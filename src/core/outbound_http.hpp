@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "core/time.hpp"
 
 namespace tesoro::outbound_http {
@@ -47,8 +48,9 @@ struct Request {
   // Where the URL's host may connect (from Transport::resolve, filtered by the caller); empty
   // for an IP-literal host, which is connected to as is.
   std::vector<std::string> pinned_addresses;
-  std::int64_t timeout_ms = 15000;  // the whole exchange
-  std::size_t body_max_bytes = 1024;  // of the response body kept; the rest is read and dropped
+  std::int64_t timeout_ms = limits::k_webhook_timeout_ms;  // the whole exchange
+  // Of the response body kept; the rest is read and dropped.
+  std::size_t body_max_bytes = limits::k_webhook_response_body_max_bytes;
 };
 
 struct Response {

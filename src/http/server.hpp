@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/limits.hpp"
 #include "http/message.hpp"
 
 namespace tesoro::http {
@@ -14,8 +15,8 @@ namespace tesoro::http {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 8080;
-  int io_threads = 2;
-  int workers = 64;
+  int io_threads = limits::k_io_threads_default;
+  int workers = limits::k_workers_default_sqlite;
   // Threads of their own for the requests Handlers::is_bulk names; 0: they go to the workers.
   int bulk_workers = 0;
 };

@@ -42,7 +42,7 @@ using JobHandler =
 struct JobWorker {
   std::string kind;  // the job kind it serves, and its name in logs and metrics
   JobHandler handle;
-  int batch = 20;
+  int batch = limits::k_jobs_claimed_per_pass;
   int attempts_max = limits::k_job_attempts_max;
   time::Micros lease_micros = limits::k_job_lease_seconds * time::k_micros_per_second;
   std::chrono::milliseconds poll{limits::k_worker_poll_ms};

@@ -8,6 +8,7 @@
 
 #include "api/error_status.hpp"
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "domain/cards/cards.hpp"
 #include "domain/cards/configuration_groups.hpp"
@@ -203,7 +204,7 @@ TEST_P(CardTransactionsTest, ApprovalHoldsTheAmountWithoutPostingIt) {
   expect_approved(made);
   EXPECT_EQ(made->held_minor, 3000);
   EXPECT_EQ(made->amount_minor, 3000);
-  EXPECT_EQ(made->expires_at, time::iso(now + cards::k_authorization_hold_seconds * k_second));
+  EXPECT_EQ(made->expires_at, time::iso(now + limits::k_authorization_hold_seconds * k_second));
   ASSERT_EQ(made->history.size(), 1u);
   EXPECT_EQ(made->history[0].type, "authorization_approved");
   EXPECT_EQ(prepaid().balance, 10'000);  // posted does not drop
@@ -526,7 +527,7 @@ TEST_P(CardTransactionsTest, ExpiryReleasesTheHoldOnTheTenantClock) {
   auto made = authorize(5000);
   auto partly = authorize(1000);
   ASSERT_TRUE(step(cards::Step::reverse, partly->id, 400).ok());
-  const time::Micros due = now + cards::k_authorization_hold_seconds * k_second;
+  const time::Micros due = now + limits::k_authorization_hold_seconds * k_second;
   auto expire = [&](time::Micros real_now) {
     return write<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
       return cards::expire_due(tx, real_now, 100);

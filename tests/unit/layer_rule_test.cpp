@@ -2,8 +2,9 @@
 // include (main -> app -> api | workers | http -> domain -> store -> core, never back up), and
 // which folders may do I/O. Core, the domain, the API and the workers do none of their own: they
 // reach the database through the store, the network through http/ (core/outbound_http.hpp's
-// Transport, the API's client) and the log's output through its sink. A review misses a stray
-// include or an fwrite; this scan does not.
+// Transport, the API's client) and the log's output through its sink. And every limit is declared
+// in core/limits.hpp. A review misses a stray include, an fwrite or a local limit; this scan does
+// not.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -147,6 +148,45 @@ TEST(LayerRule, FoldersIncludeOnlyTheLayersBelowThem) {
   }
   EXPECT_EQ(folders_seen.size(), k_may_include.size()) << "every layer has sources";
   EXPECT_TRUE(offenders.empty()) << "includes against the layers:" << report(offenders);
+}
+
+// A limit's declaration: a constant named as a bound (max, min, limit, default, timeout, ttl, or
+// a duration in seconds or milliseconds) given a number.
+std::vector<std::string> limits_in(const std::string& code) {
+  static const std::regex k_limit(
+      R"re(constexpr\s+[\w:<>]+\s+(k_\w*(_max|_min|_limit|_default|_timeout|_ttl|_seconds|_ms)\w*)\s*=\s*[0-9])re");
+  std::vector<std::string> found;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), k_limit);
+       it != std::sregex_iterator(); ++it) {
+    found.push_back((*it)[1].str());
+  }
+  return found;
+}
+
+TEST(LimitRule, TheScanRecognisesALimit) {
+  EXPECT_EQ(limits_in("inline constexpr std::size_t k_rule_values_max = 500;"),
+            std::vector<std::string>{"k_rule_values_max"});
+  EXPECT_EQ(limits_in("constexpr std::int64_t k_hold_seconds = 7 * 24;").size(), 1u);
+  EXPECT_EQ(limits_in("static constexpr int k_retry_ms_default = 5;").size(), 1u);
+  EXPECT_TRUE(limits_in("constexpr std::size_t k_insert_width = 33;").empty());
+  EXPECT_TRUE(limits_in("constexpr std::int64_t k_cap = limits::k_thing_max;").empty());
+}
+
+// Every limit of the server is in core/limits.hpp, once: the other folders name it from there.
+// (A format's own sizes stay with the format in core/: EMVCo's field lengths, an id's layout, a
+// cipher's key.)
+TEST(LimitRule, LimitsAreDeclaredInCoreLimitsOnly) {
+  std::vector<std::string> offenders;
+  std::size_t scanned = 0;
+  for (const Source& source : sources()) {
+    if (source.folder == "core") continue;
+    ++scanned;
+    for (const std::string& limit : limits_in(source.code)) {
+      offenders.push_back(source.name + " declares " + limit);
+    }
+  }
+  EXPECT_GT(scanned, 100u);
+  EXPECT_TRUE(offenders.empty()) << "limits outside src/core/limits.hpp:" << report(offenders);
 }
 
 TEST(LayerRule, CoreDomainApiAndWorkersDoNoIoOfTheirOwn) {

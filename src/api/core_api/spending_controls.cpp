@@ -122,7 +122,7 @@ std::optional<std::string> mcc_problem(const std::string& value) {
 
 std::optional<std::string> mid_problem(const std::string& value) {
   bool alphanumeric =
-      !value.empty() && value.size() <= sc::k_mid_max_chars &&
+      !value.empty() && value.size() <= limits::k_merchant_id_max_chars &&
       std::all_of(value.begin(), value.end(), [](char c) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
       });
@@ -139,12 +139,12 @@ void read_list_rule(ObjectReader& reader, const std::string& key, const ItemChec
                     sc::RuleInput& input, Problems& problems) {
   input.rule.operation =
       reader.one_of("operation", Need::required, {"allow_" + key, "block_" + key}).value_or("");
-  input.rule.values = read_distinct(reader, key, sc::k_rule_values_max, check, problems);
+  input.rule.values = read_distinct(reader, key, limits::k_rule_values_max, check, problems);
 }
 
 void read_pattern(ObjectReader& reader, sc::RuleInput& input, Problems& problems) {
   std::string pattern =
-      required_text(reader, "allow_pattern", sc::k_pattern_max_chars, problems);
+      required_text(reader, "allow_pattern", limits::k_merchant_name_pattern_max_chars, problems);
   if (pattern.empty()) return;
   if (auto error = sc::pattern_error(pattern)) {
     problems.invalid(reader.path("allow_pattern"), "must be a PCRE2 pattern: " + *error);

@@ -500,7 +500,7 @@ Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
   t.inserted_at = time::iso(now);
   std::optional<time::Micros> expires_at;
   if (!decline) {
-    expires_at = now + k_authorization_hold_seconds * time::k_micros_per_second;
+    expires_at = now + limits::k_authorization_hold_seconds * time::k_micros_per_second;
     t.expires_at = time::iso(*expires_at);
   }
   record_step(tx, tenant_id, t, t.type, t.amount_minor, now);

@@ -43,7 +43,6 @@
 
 namespace tesoro::cards {
 
-inline constexpr std::int64_t k_authorization_hold_seconds = 7 * 24 * 3600;
 
 struct AuthorizationRequest {
   std::int64_t amount_minor = 0;

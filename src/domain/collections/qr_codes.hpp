@@ -26,6 +26,7 @@
 #include <string>
 
 #include "core/emvco.hpp"
+#include "core/limits.hpp"
 #include "core/page.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
@@ -39,7 +40,7 @@ struct QrRequest {
   std::string currency;  // of the amount, when given
   std::string error_correction_level = "medium";
   std::optional<std::int64_t> expiration_seconds;  // single_use only
-  std::int64_t image_width = 400;
+  std::int64_t image_width = limits::k_qr_image_width_default;
   // Both or neither; key_value already normalised (normalize_key).
   std::optional<std::string> key_type;
   std::optional<std::string> key_value;

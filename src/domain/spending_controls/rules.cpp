@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 
+#include "core/limits.hpp"
 #include "domain/spending_controls/rules.hpp"
 
 namespace tesoro::spending_controls {
@@ -45,9 +46,9 @@ bool matches_whole(std::string_view pattern, std::string_view name) {
   std::unique_ptr<pcre2_match_data, MatchDataFree> data(
       pcre2_match_data_create_from_pattern(code.get(), nullptr));
   if (!context || !data) return false;
-  pcre2_set_match_limit(context.get(), k_pattern_match_limit);
-  pcre2_set_depth_limit(context.get(), k_pattern_depth_limit);
-  pcre2_set_heap_limit(context.get(), k_pattern_heap_limit_kib);
+  pcre2_set_match_limit(context.get(), limits::k_pattern_match_limit);
+  pcre2_set_depth_limit(context.get(), limits::k_pattern_depth_limit);
+  pcre2_set_heap_limit(context.get(), limits::k_pattern_heap_limit_kib);
   int result = pcre2_match(code.get(), reinterpret_cast<PCRE2_SPTR>(name.data()), name.size(), 0,
                            0, data.get(), context.get());
   return result >= 0;  // PCRE2_ERROR_NOMATCH, _MATCHLIMIT, _DEPTHLIMIT, _HEAPLIMIT, bad UTF-8

@@ -16,17 +16,6 @@
 
 namespace tesoro::spending_controls {
 
-// What a rule may hold.
-inline constexpr std::size_t k_rule_values_max = 500;     // MCCs or merchant ids of a rule
-inline constexpr std::size_t k_mid_max_chars = 15;        // a merchant id
-inline constexpr std::size_t k_pattern_max_chars = 200;   // a merchant_name allow_pattern
-// What matching a merchant name against a pattern may cost (PCRE2 match and depth limits, the
-// heap in KiB). A pattern that backtracks catastrophically hits them within about a
-// millisecond; the rule then refuses (fails closed) instead of holding a worker.
-inline constexpr std::uint32_t k_pattern_match_limit = 100'000;
-inline constexpr std::uint32_t k_pattern_depth_limit = 10'000;
-inline constexpr std::uint32_t k_pattern_heap_limit_kib = 8'192;
-
 // The rule types, in the order an authorization checks them.
 inline const std::vector<std::string>& rule_types() {
   static const std::vector<std::string> k_types = {"card_usage", "mcc", "mid", "merchant_name",

@@ -40,6 +40,7 @@
 
 #include "core/clock.hpp"
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 #include "core/outbound_http.hpp"
 #include "core/page.hpp"
 #include "core/result.hpp"
@@ -79,8 +80,8 @@ std::int64_t fan_out(store::Tx& tx, const time::Clock& clock, std::int64_t limit
 struct DispatcherOptions {
   Destinations destinations;
   std::string node_id;
-  int endpoints_per_pass = 16;  // endpoints delivered to concurrently
-  int deliveries_per_endpoint = 50;
+  int endpoints_per_pass = limits::k_webhook_endpoints_per_pass;  // delivered to concurrently
+  int deliveries_per_endpoint = limits::k_webhook_deliveries_per_endpoint;
   time::Micros lease_micros = 0;  // default limits::k_webhook_lease_seconds
   std::int64_t timeout_ms = 0;    // default limits::k_webhook_timeout_ms (15 s)
   // Set when the server stops: requests in flight are dropped unrecorded (still pending, so

@@ -56,8 +56,6 @@ class PgError : public StoreError {
 // refused because they are not connected (503, retryable by the client).
 constexpr const char* k_standbys_missing_state = "TS001";
 
-// COPY's data goes to libpq in pieces of this size.
-constexpr std::size_t k_copy_chunk_bytes = 256 * 1024;
 
 // The bytes COPY's text format escapes in a text: backslash, tab, line feed, carriage return.
 constexpr std::array<unsigned char, 4> k_copy_escapes = {'\\', '\t', '\n', '\r'};
@@ -231,8 +229,8 @@ class Connection {
     }
     PQclear(started);
     bool sent = true;
-    for (std::size_t at = 0; at < data.size() && sent; at += k_copy_chunk_bytes) {
-      const std::size_t size = std::min(k_copy_chunk_bytes, data.size() - at);
+    for (std::size_t at = 0; at < data.size() && sent; at += limits::k_postgres_copy_chunk_bytes) {
+      const std::size_t size = std::min(limits::k_postgres_copy_chunk_bytes, data.size() - at);
       sent = PQputCopyData(conn_, data.data() + at, static_cast<int>(size)) == 1;
     }
     if (!sent || PQputCopyEnd(conn_, nullptr) != 1) {

@@ -11,13 +11,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/limits.hpp"
+
 namespace tesoro::store::wal_vfs {
 namespace {
 
 constexpr const char* k_name = "tesoro-wal";
-// Gathered bytes past which they are written out before the next write is taken: a group that
-// dirties more pages than this (a cache spill, a huge unit) costs a write per this many bytes.
-constexpr std::size_t k_gather_max_bytes = 8 * 1024 * 1024;
 
 std::atomic<long long> flush_count{0};
 std::atomic<long long> gathered_count{0};
@@ -40,15 +39,15 @@ sqlite3_file* real(sqlite3_file* file) { return of(file).real; }
 const sqlite3_io_methods& real_methods(sqlite3_file* file) { return *real(file)->pMethods; }
 
 // The most the default VFS writes in one call: its unixWrite keeps the amount's low 17 bits.
-constexpr std::size_t k_write_max_bytes = 124 * 1024;
+constexpr std::size_t k_default_vfs_write_bytes = 124 * 1024;
 
-// Writes out what is gathered, in writes of at most k_write_max_bytes; on failure what is left
-// stays gathered and the caller reports the error.
+// Writes out what is gathered, in writes of at most k_default_vfs_write_bytes; on failure what
+// is left stays gathered and the caller reports the error.
 int flush(File& file) {
   std::size_t written = 0;
   int code = SQLITE_OK;
   while (written < file.pending.size()) {
-    const std::size_t size = std::min(file.pending.size() - written, k_write_max_bytes);
+    const std::size_t size = std::min(file.pending.size() - written, k_default_vfs_write_bytes);
     code = file.real->pMethods->xWrite(file.real, file.pending.data() + written,
                                        static_cast<int>(size),
                                        file.pending_offset + static_cast<sqlite3_int64>(written));
@@ -83,7 +82,7 @@ int x_write(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offs
   const bool follows = !self.pending.empty() &&
                        offset == self.pending_offset +
                                      static_cast<sqlite3_int64>(self.pending.size());
-  if (!follows || self.pending.size() + static_cast<std::size_t>(amount) > k_gather_max_bytes) {
+  if (!follows || self.pending.size() + static_cast<std::size_t>(amount) > limits::k_wal_gather_max_bytes) {
     if (int code = flush(self); code != SQLITE_OK) return code;
     self.pending_offset = offset;
   }
