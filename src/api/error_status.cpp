@@ -66,13 +66,8 @@ constexpr CodeStatus k_statuses[] = {
 };
 
 // Indexed by the enum, like the catalog: each row at its code's position, every code present.
-constexpr bool statuses_in_enum_order() {
-  for (std::size_t i = 0; i < std::size(k_statuses); ++i) {
-    if (static_cast<std::size_t>(k_statuses[i].code) != i) return false;
-  }
-  return std::size(k_statuses) == k_error_code_count;
-}
-static_assert(statuses_in_enum_order(), "k_statuses rows must follow ErrorCode's order");
+static_assert(one_row_per_code_in_order(k_statuses),
+              "k_statuses rows must follow ErrorCode's order");
 
 }  // namespace
 

@@ -91,13 +91,8 @@ constexpr ErrorKind k_catalog[] = {
 };
 
 // The table is indexed by the enum: each row must sit at its code's position.
-constexpr bool catalog_in_enum_order() {
-  for (std::size_t i = 0; i < std::size(k_catalog); ++i) {
-    if (static_cast<std::size_t>(k_catalog[i].code) != i) return false;
-  }
-  return std::size(k_catalog) == k_error_code_count;
-}
-static_assert(catalog_in_enum_order(), "k_catalog rows must follow ErrorCode's order");
+static_assert(one_row_per_code_in_order(k_catalog),
+              "k_catalog rows must follow ErrorCode's order");
 
 }  // namespace
 

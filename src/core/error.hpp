@@ -82,6 +82,17 @@ enum class ErrorCode {
 constexpr std::size_t k_error_code_count =
     static_cast<std::size_t>(ErrorCode::webhook_endpoint_limit_reached) + 1;
 
+// Whether a table indexed by code (rows with a `code` member: the catalog, api/'s statuses) has
+// one row per code, in ErrorCode's order; each such table static_asserts it.
+template <typename Rows>
+constexpr bool one_row_per_code_in_order(const Rows& rows) {
+  std::size_t position = 0;
+  for (const auto& row : rows) {
+    if (static_cast<std::size_t>(row.code) != position++) return false;
+  }
+  return position == k_error_code_count;
+}
+
 // A refused credential: what the caller is to present instead. Bearer tokens follow RFC 6750
 // (section 3.1: no error when the request carried no bearer credential at all), the token
 // endpoint's client credentials RFC 7617. api/ says it as WWW-Authenticate.
