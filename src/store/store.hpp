@@ -329,7 +329,8 @@ class HeldReader {
 struct Options {
   std::string data_dir;      // SQLite: the folder holding tesoro.db
   std::string database_url;  // PostgreSQL: postgres://... (takes precedence when set)
-  int read_connections = limits::k_read_connections_max;  // at most; one per concurrent reader, kept open with its statements
+  // At most; one per concurrent reader, kept open with its statements.
+  int read_connections = limits::k_read_connections_max;
   int pool_size = limits::k_postgres_pool_size;  // PostgreSQL connections per node
   // SQLite: most write units per group commit. 1 turns group commit off (one fsync per unit),
   // which only the benchmark wants, to show what group commit buys.

@@ -311,7 +311,7 @@ void resolve_hosts(std::vector<Leased>& leased, const Destinations& destinations
 }
 
 outbound_http::Request request_for(Leased& endpoint, const DispatcherOptions& options,
-                                 time::Micros real_now) {
+                                   time::Micros real_now) {
   const Due& due = endpoint.queue.front();
   endpoint.sent_timestamp = real_now / k_second;
   outbound_http::Request request;

@@ -82,7 +82,8 @@ int x_write(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offs
   const bool follows = !self.pending.empty() &&
                        offset == self.pending_offset +
                                      static_cast<sqlite3_int64>(self.pending.size());
-  if (!follows || self.pending.size() + static_cast<std::size_t>(amount) > limits::k_wal_gather_max_bytes) {
+  if (!follows ||
+      self.pending.size() + static_cast<std::size_t>(amount) > limits::k_wal_gather_max_bytes) {
     if (int code = flush(self); code != SQLITE_OK) return code;
     self.pending_offset = offset;
   }
