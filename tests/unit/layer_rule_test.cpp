@@ -152,6 +152,8 @@ TEST(LayerRule, FoldersIncludeOnlyTheLayersBelowThem) {
   EXPECT_TRUE(offenders.empty()) << "includes against the layers:" << report(offenders);
 }
 
+namespace {
+
 // A limit's declaration: a constant named as a bound (max, min, limit, default, timeout, ttl, or
 // a duration in seconds or milliseconds) given a number.
 std::vector<std::string> limits_in(const std::string& code) {
@@ -165,6 +167,8 @@ std::vector<std::string> limits_in(const std::string& code) {
   }
   return found;
 }
+
+}  // namespace
 
 TEST(LimitRule, TheScanRecognisesALimit) {
   EXPECT_EQ(limits_in("inline constexpr std::size_t k_rule_values_max = 500;"),
