@@ -12,7 +12,6 @@
 namespace tesoro::api {
 namespace {
 
-
 events::EventFilter read_filter(QueryReader& query, Problems& problems) {
   events::EventFilter filter;
   // A type of the catalogue or `<prefix>.*` of one, as an endpoint's event_types take them: a
