@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -51,13 +52,23 @@ std::string code_of(const std::string& text) {
   return code;
 }
 
+// Every match of `pattern` in `code`: its group `group` (0: the whole match).
+std::vector<std::string> matches(const std::string& code, const std::regex& pattern,
+                                 int group = 0) {
+  std::vector<std::string> found;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
+    found.push_back((*it)[group].str());
+  }
+  return found;
+}
+
 // The source folders a text includes ("core" for #include "core/log.hpp").
 std::set<std::string> included_folders(const std::string& code) {
   static const std::regex k_include(R"re(#include\s+"([a-z_]+)/)re");
   std::set<std::string> folders;
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), k_include);
-       it != std::sregex_iterator(); ++it) {
-    if (k_may_include.count((*it)[1].str()) != 0) folders.insert((*it)[1].str());
+  for (const std::string& folder : matches(code, k_include, 1)) {
+    if (k_may_include.count(folder) != 0) folders.insert(folder);
   }
   return folders;
 }
@@ -76,10 +87,7 @@ std::vector<std::string> io_in(const std::string& code) {
   };
   std::vector<std::string> found;
   for (const std::regex& pattern : k_io) {
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), pattern);
-         it != std::sregex_iterator(); ++it) {
-      found.push_back(it->str());
-    }
+    for (std::string& io : matches(code, pattern)) found.push_back(std::move(io));
   }
   return found;
 }
@@ -160,12 +168,7 @@ std::vector<std::string> limits_in(const std::string& code) {
   static const std::regex k_limit(
       R"re(constexpr\s+[\w:<>]+\s+)re"
       R"re((k_\w*(_max|_min|_limit|_default|_timeout|_ttl|_seconds|_ms)\w*)\s*=\s*[0-9])re");
-  std::vector<std::string> found;
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), k_limit);
-       it != std::sregex_iterator(); ++it) {
-    found.push_back((*it)[1].str());
-  }
-  return found;
+  return matches(code, k_limit, 1);
 }
 
 }  // namespace
