@@ -115,6 +115,28 @@ TEST(PostgresOutage, Answers503WhileDownAndRecoversByItself) {
   EXPECT_EQ(server.post("/v1/ledger/account_holders", harness::account_holder_body("after-" + harness::new_uuid()), auth).status, 201);
 }
 
+// Every pooled connection cut while idle (its backend ended by the server, as a restart does):
+// the next readiness check, read and write each reopen the one they take and are answered as if
+// nothing happened. The pool hands out the connection released last, so the first /readyz takes
+// a cut one.
+TEST(PostgresOutage, PooledConnectionsCutWhileIdleAreReopenedOnNextUse) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "PostgreSQL only";
+  Server server;
+  std::vector<std::string> auth = {server.bearer_core()};
+  ASSERT_EQ(server.get("/readyz").status, 200);
+  ASSERT_EQ(server.get("/v1/ledger/account_holders", auth).status, 200);
+  std::string ended = server.sql(
+      "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  ASSERT_NE(ended, "0\n") << "no connection of the node was found to cut";
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(server.get("/readyz").status, 200) << "check " << i;
+  EXPECT_EQ(server.get("/v1/ledger/account_holders", auth).status, 200);
+  EXPECT_EQ(server.post("/v1/ledger/account_holders",
+                        harness::account_holder_body("after-cut-" + harness::new_uuid()), auth)
+                .status,
+            201);
+}
+
 // A primary cut off from its synchronous standby (synchronous_standby_names naming one that never
 // connects, on the whole test server, put back at the end): a write is answered 503 after the
 // bounded wait, though its commit stands on this server and shows in reads; a retry with its key

@@ -603,7 +603,9 @@ class PostgresStore final : public Store {
   bool ready() override {
     try {
       bool ready = false;
-      with_connection([&](Connection& connection) { ready = synchronous_primary(connection); });
+      with_connection([&](Connection& connection) {
+        run_again_if_dead(connection, [&] { ready = synchronous_primary(connection); });
+      });
       return ready;
     } catch (const StoreError&) {
       return false;
@@ -623,13 +625,8 @@ class PostgresStore final : public Store {
   void run_read_single(const std::function<void(Tx&)>& fn) override {
     with_connection([&](Connection& connection) {
       PgTx tx(connection);
-      try {
-        fn(tx);  // autocommit: the statement is its own transaction
-      } catch (const PgError&) {
-        // A pooled connection may have died while idle; a read is safe to run again once.
-        if (!connection.reopen_if_dead()) throw;
-        fn(tx);
-      }
+      // Autocommit: the statement is its own transaction.
+      run_again_if_dead(connection, [&] { fn(tx); });
     });
   }
 
@@ -683,6 +680,19 @@ class PostgresStore final : public Store {
         {});
     return row && row->integer(0) == 0 &&
            row->integer(2) >= synchronous_standbys_required(row->text(1));
+  }
+
+  // Runs a statement outside a transaction (a read, the readiness query). A pooled connection may
+  // have died while idle (the server restarted, its backend was ended): such a statement is safe
+  // to run again once on a new connection.
+  template <class F>
+  static void run_again_if_dead(Connection& connection, F&& statement) {
+    try {
+      statement();
+    } catch (const PgError&) {
+      if (!connection.reopen_if_dead()) throw;
+      statement();
+    }
   }
 
   template <class F>
