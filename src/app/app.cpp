@@ -381,7 +381,8 @@ bool App::is_bulk(const http::Request& request) const {
   return match.outcome == http::RouteMatch::Outcome::found && routes_[match.route_index].bulk;
 }
 
-std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route) {
+std::optional<Error> App::authenticate(api::Context& context, const api::RouteSpec& route,
+                                       std::optional<store::ArmedCheck>& check, bool kept) {
   if (api::is_console_api_path(context.path)) return authenticate_console(context, route);
   if (route.auth == api::AuthKind::none) return std::nullopt;
   auth::Surface surface =
@@ -389,11 +390,31 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
   auto credential = auth::bearer_credential(context.request.header("authorization"), surface);
   if (!credential) return credential.error();
   const std::string& environment = config_.environment;
-  auto principal = store_->read_single<auth::Principal>([&](store::Tx& tx) {
-    return auth::authenticate(tx, surface, credential.value(), environment, clock_.now());
-  });
-  if (!principal) return principal.error();
-  context.principal = std::move(principal).value();
+  const std::optional<auth::CredentialLookup> lookup =
+      kept ? auth::lookup_of(surface, credential.value()) : std::nullopt;
+  std::optional<auth::Principal> known =
+      lookup ? credentials_.find(lookup->key_hash) : std::nullopt;
+  if (known) {
+    // The row must still give this principal, read in the first unit's round trip; when it
+    // does not, the request runs again from a lookup (dispatch), which answers what it gives.
+    check.emplace(store::Check{
+        lookup->sql, {lookup->key_hash},
+        [this, surface, environment, key_hash = lookup->key_hash,
+         known = *known](const std::optional<store::Row>& row) {
+          auto now = auth::principal_of(surface, "", row, environment, clock_.now());
+          if (now.ok() && now.value() == known) return true;
+          credentials_.forget(key_hash);
+          return false;
+        }});
+    context.principal = std::move(known);
+  } else {
+    auto principal = store_->read_single<auth::Principal>([&](store::Tx& tx) {
+      return auth::authenticate(tx, surface, credential.value(), environment, clock_.now());
+    });
+    if (!principal) return principal.error();
+    context.principal = std::move(principal).value();
+    if (lookup) credentials_.keep(lookup->key_hash, *context.principal);
+  }
   if (route.scope.empty()) return std::nullopt;
   if (surface == auth::Surface::participant) {
     if (auth::participant_allows(*context.principal, route.scope)) return std::nullopt;
@@ -418,13 +439,14 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
   const std::string* authorization = context.request.header("authorization");
   const std::string_view presented = authorization ? std::string_view(*authorization) : "";
   std::optional<Error> denied;
+  std::optional<store::ArmedCheck> check;
   if (const long wait = guarded ? auth_failures_.wait_seconds(address, presented, now) : 0) {
     denied = errors::rate_limited(wait);
     denied->errors.front().message = "too many failed authentications from this address; try "
                                      "again in " + std::to_string(wait) + " seconds";
     denied->log_fields.emplace_back("auth_reason", "auth_failures_limited");
   } else {
-    denied = authenticate(context, route);
+    denied = authenticate(context, route, check, store_->carries_checks());
   }
   std::optional<RateLimiter::Decision> decision;
   if (rate_limiter_.enabled() && route.rate_limited && !(denied && denied->code == ErrorCode::rate_limit_exceeded)) {
@@ -435,21 +457,26 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
     if (!decision->allowed) denied = errors::rate_limited(decision->retry_after_seconds);
   }
   http::Response response;
-  const std::string* key = context.request.header("x-idempotency-key");
-  if (denied) {
-    response = context.error(*denied);
-  } else if (key && is_mutating(context.request.method) && route.auth != api::AuthKind::none &&
-             !idempotency::is_valid_key(*key)) {
-    response = context.error(errors::validation("must be a UUID such as "
-                                                "123e4567-e89b-42d3-a456-426614174000",
-                                                "x-idempotency-key"));
-  } else if (key && is_mutating(context.request.method) && context.principal) {
-    // A UUID in upper or lower case is the same key.
-    std::string normalised = *key;
-    for (char& c : normalised) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    response = run_idempotent(context, route, normalised);
-  } else {
-    response = route.handler(context);
+  try {
+    response = respond(context, route, denied);
+    // A kept principal is checked before anything is answered, even where no unit ran: one
+    // statement carries the check.
+    if (check && !check->done()) {
+      (void)store_->read_single<bool>([](store::Tx& tx) -> Result<bool> {
+        tx.query("SELECT 1");
+        return true;
+      });
+    }
+  } catch (const store::CheckFailed&) {
+    // The kept principal no longer holds, and nothing of the request was done: answer it as if
+    // the principal had never been kept, from a lookup.
+    check.reset();
+    context.principal.reset();
+    denied = authenticate(context, route, check, false);
+    if (decision && !decision->allowed) {
+      denied = errors::rate_limited(decision->retry_after_seconds);
+    }
+    response = respond(context, route, denied);
   }
   if (decision && response.later) {
     response.later->then([decision](http::Response& answer) { add_rate_headers(answer, *decision); });
@@ -462,6 +489,25 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
     auth_failures_.succeeded(address, presented, now);
   }
   return response;
+}
+
+http::Response App::respond(api::Context& context, const api::RouteSpec& route,
+                            const std::optional<Error>& denied) {
+  const std::string* key = context.request.header("x-idempotency-key");
+  if (denied) return context.error(*denied);
+  if (key && is_mutating(context.request.method) && route.auth != api::AuthKind::none &&
+      !idempotency::is_valid_key(*key)) {
+    return context.error(errors::validation("must be a UUID such as "
+                                            "123e4567-e89b-42d3-a456-426614174000",
+                                            "x-idempotency-key"));
+  }
+  if (key && is_mutating(context.request.method) && context.principal) {
+    // A UUID in upper or lower case is the same key.
+    std::string normalised = *key;
+    for (char& c : normalised) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return run_idempotent(context, route, normalised);
+  }
+  return route.handler(context);
 }
 
 http::Response App::run_idempotent(api::Context& context, const api::RouteSpec& route,

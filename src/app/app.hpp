@@ -12,6 +12,7 @@
 #include "api/context.hpp"
 #include "app/auth_failures.hpp"
 #include "app/config.hpp"
+#include "app/credential_cache.hpp"
 #include "app/rate_limiter.hpp"
 #include "http/message.hpp"
 #include "http/router.hpp"
@@ -61,7 +62,14 @@ class App {
   // console's API); memory-only requests (health, metrics, no route, console pages) do not.
   bool reads_store(const http::Request& request) const;
   http::Response dispatch(api::Context& context, const api::RouteSpec& route);
-  std::optional<Error> authenticate(api::Context& context, const api::RouteSpec& route);
+  // The request's principal (context.principal), or why it is refused. With `kept` (a store
+  // whose units carry checks), a credential the cache keeps is not looked up: `check` is armed
+  // with its lookup instead, which the request's first unit sends (credential_cache.hpp).
+  std::optional<Error> authenticate(api::Context& context, const api::RouteSpec& route,
+                                    std::optional<store::ArmedCheck>& check, bool kept);
+  // The answer once the credential is known: the handler, under its idempotency key if any.
+  http::Response respond(api::Context& context, const api::RouteSpec& route,
+                         const std::optional<Error>& denied);
   // Requests under /console/api: the session's cookie, the Origin and, on state changes, the
   // CSRF token; the principal is the session's tenant with every scope of the route's surface.
   std::optional<Error> authenticate_console(api::Context& context, const api::RouteSpec& route);
@@ -74,6 +82,7 @@ class App {
   time::SystemClock clock_;  // before services_, which refers to it
   crypto::Sealer card_numbers_;  // likewise
   api::InFlightKeys in_flight_;
+  CredentialCache credentials_;
   // Requests to tenants' authorization endpoints, on a thread of their own
   // (domain/cards/authorization_decisions.hpp).
   http_client::AsyncClient authorization_requests_{limits::k_authorization_requests_in_flight_max};

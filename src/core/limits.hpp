@@ -175,6 +175,9 @@ inline constexpr std::int64_t k_access_token_ttl_seconds = 3600;
 inline constexpr std::int64_t k_refresh_token_ttl_seconds = 30 * 24 * 3600;
 // A bearer credential longer than this is refused unread (ours are at most 57 bytes).
 inline constexpr std::size_t k_credential_max_bytes = 200;
+// Credentials whose principals a node keeps (app/credential_cache.hpp; PostgreSQL only). An
+// entry is a principal of a few hundred bytes; a full cache is emptied.
+inline constexpr std::size_t k_credential_cache_entries = 10'000;
 
 // Rate limits (per credential, token bucket)
 inline constexpr double k_sandbox_rate_per_second = 25;

@@ -50,6 +50,20 @@ std::int64_t Tx::append_rows(std::string_view table_columns, std::size_t width,
   return exec_many(*this, "INSERT INTO " + std::string(table_columns), width, "", values);
 }
 
+namespace {
+thread_local ArmedCheck* t_armed_check = nullptr;
+}  // namespace
+
+ArmedCheck::ArmedCheck(Check check) : check_(std::move(check)) { t_armed_check = this; }
+
+ArmedCheck::~ArmedCheck() {
+  if (t_armed_check == this) t_armed_check = nullptr;
+}
+
+ArmedCheck* ArmedCheck::pending() {
+  return t_armed_check && !t_armed_check->done_ ? t_armed_check : nullptr;
+}
+
 std::optional<Row> Tx::query_one(std::string_view sql, const Params& params) {
   Rows rows = query(sql, params);
   if (rows.empty()) return std::nullopt;

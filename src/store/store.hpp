@@ -20,6 +20,9 @@
 //   (PostgreSQL), queues nothing and returns false: write() then, on a thread that may block.
 // - After stop(), write() throws StoreError{unavailable} at once (a 503), never waits; so does
 //   the outcome write_queued() gives, on the calling thread.
+// - A check armed on the calling thread (ArmedCheck, below) rides with its next unit's first
+//   statement where carries_checks(); one that does not hold throws CheckFailed, the unit
+//   rolled back.
 // - A failure of the storage itself throws StoreError (caught once at the request boundary).
 // - read() and write() block the calling thread; call them from worker threads, never from I/O
 //   threads.
@@ -102,6 +105,45 @@ class StoreError : public std::runtime_error {
   bool duplicate_row_;
 };
 
+// A statement the calling thread's next unit runs first, in the round trip of the unit's own
+// first statement, on an engine that pipelines (Store::carries_checks(): PostgreSQL). `holds`
+// judges its row (nullopt: none): when it does not hold, the unit is rolled back and throws
+// CheckFailed before anything of it commits. The API checks a credential it kept so
+// (app/credential_cache.hpp): the lookup costs no round trip of its own, and a credential
+// revoked on any node is still refused from the next request on.
+struct Check {
+  const char* sql;
+  Params params;
+  std::function<bool(const std::optional<Row>&)> holds;
+};
+
+class CheckFailed : public std::exception {
+ public:
+  const char* what() const noexcept override { return "a unit's check did not hold"; }
+};
+
+// Arms a check for the units the calling thread runs until a unit has sent it and it held
+// (done()), or until this is destroyed. One at a time on a thread.
+class ArmedCheck {
+ public:
+  explicit ArmedCheck(Check check);
+  ~ArmedCheck();
+  ArmedCheck(const ArmedCheck&) = delete;
+  ArmedCheck& operator=(const ArmedCheck&) = delete;
+  bool done() const { return done_; }
+
+  // For engines: the check armed on the calling thread and not yet done, or nullptr. A unit
+  // that sends it calls held() when it held; one that failed before reading it leaves it
+  // armed, so that a retry sends it again.
+  static ArmedCheck* pending();
+  const Check& check() const { return check_; }
+  void held() { done_ = true; }
+
+ private:
+  Check check_;
+  bool done_ = false;
+};
+
 class Tx {
  public:
   using Hook = std::function<void()>;
@@ -168,6 +210,9 @@ class Store {
  public:
   virtual ~Store() = default;
   virtual Engine engine() const = 0;
+  // Whether units run an ArmedCheck in the round trip of their first statement. Where not
+  // (SQLite: no round trip to save), nothing sends a check.
+  virtual bool carries_checks() const { return false; }
   // True when the database answers a trivial query.
   bool ping();
   // Readiness (GET /readyz): whether a write unit could commit now. SQLite: ping(). PostgreSQL:

@@ -168,3 +168,38 @@ TEST(AuthErrors, LogLinesNameTheCredentialNeverTheSecret) {
       << line;
   EXPECT_EQ(server.log_text().find(token), std::string::npos);
 }
+
+// A key that has worked (so that a node may keep its principal: app/credential_cache.hpp) and is
+// then revoked from the command line, another process, is refused from its next request on,
+// whatever that request: a read, a write (which writes nothing), a body refused before any read,
+// a route its scopes do not reach. Each gets the 401 of a revoked key, never the answer the kept
+// principal would have had.
+TEST(AuthErrors, AKeyRevokedAfterUseIsRefusedOnItsNextRequestWhateverItIs) {
+  Server server;  // its own: the list at the end is short
+  const std::string external_id = "after-revoke-" + harness::new_uuid();
+  struct Case {
+    std::string method;
+    std::string path;
+    std::string body;
+    int status_before;  // what the key was answered before its revocation
+  };
+  for (const Case& c : std::vector<Case>{
+           {"GET", "/v1/ledger/account_holders", "", 200},
+           {"POST", "/v1/ledger/account_holders", harness::account_holder_body(external_id), 201},
+           {"POST", "/v1/ledger/account_holders", "{", 400},
+           {"POST", "/v1/cards/cardholders", "{}", 403}}) {
+    std::string id;
+    std::string key = new_key(server, "ledger:write", &id);
+    const std::string body =
+        c.status_before == 201 ? harness::account_holder_body("before-" + harness::new_uuid())
+                               : c.body;
+    ASSERT_EQ(server.send({c.method, c.path, body, {bearer(key)}}).status, c.status_before)
+        << c.method << " " << c.path;
+    server.command({"keys", "revoke", "--id", id});
+    Reply reply = server.send({c.method, c.path, c.body, {bearer(key)}});
+    EXPECT_EQ(reply.status, 401) << c.method << " " << c.path << ": " << reply.body;
+    EXPECT_EQ(item_message(reply), "the API key was revoked") << reply.body;
+  }
+  Reply written = server.get("/v1/ledger/account_holders?page_size=500", {server.bearer_core()});
+  EXPECT_EQ(written.body.find(external_id), std::string::npos) << "a revoked key wrote";
+}

@@ -105,3 +105,27 @@ TEST(SandboxClock, AbsentInProduction) {
     EXPECT_EQ(advance.status, 404) << path;
   }
 }
+
+// A node that keeps a credential's principal (app/credential_cache.hpp) keeps the tenant's clock
+// offset with it: an advance made on another node must still be the clock of its next request,
+// a read answered from the principal alone and a write alike.
+TEST(SandboxClock, AnAdvanceOnOneNodeIsTheOtherNodesClockFromItsNextRequest) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "several nodes need PostgreSQL";
+  Server server;
+  int second = server.start_extra_node();
+  harness::Request read{"GET", "/v1/sandbox/clock", "", {server.bearer_core()}};
+  ASSERT_EQ(server.send_to(second, read).json().at("offset_seconds").as_int64(), 0);
+  ASSERT_EQ(server.post("/v1/sandbox/clock/advance", advance_body(86400), {server.bearer_core()})
+                .status,
+            200);
+  EXPECT_EQ(server.send_to(second, read).json().at("offset_seconds").as_int64(), 86400);
+
+  ASSERT_EQ(server.post("/v1/sandbox/clock/advance", advance_body(86400), {server.bearer_core()})
+                .status,
+            200);
+  Reply holder = server.send_to(second, {"POST", "/v1/ledger/account_holders",
+                                         harness::account_holder_body("two-days"),
+                                         {server.bearer_core()}});
+  ASSERT_EQ(holder.status, 201) << holder.body;
+  EXPECT_NEAR(epoch_seconds(holder.json().at("inserted_at")), real_now() + 2 * 86400, 5);
+}

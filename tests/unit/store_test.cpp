@@ -624,6 +624,66 @@ TEST(Postgres, DeadlockedUnitIsRetriedAndBothSucceed) {
 }
 
 
+// store::ArmedCheck: the calling thread's next unit runs the check's statement in the round
+// trip of its own first statement. A check that holds is done and sent no more; one that does
+// not fails its unit with CheckFailed, nothing of the unit committed, and stays armed; a unit
+// that runs no statement, or runs on another thread, sends nothing.
+TEST(Postgres, AnArmedCheckRidesWithTheFirstStatementAndFailsItsUnitWhenItDoesNotHold) {
+  if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
+  TempStore temp(store::Engine::postgres);
+  ASSERT_TRUE(temp.store->carries_checks());
+  auto insert = [&](const std::string& id) {
+    return temp.store->write<int>([&](store::Tx& tx) -> Result<int> {
+      tx.exec_later("INSERT INTO events (tenant_id, id, type, data, inserted_at) "
+                    "VALUES ('t', ?, 'x', '0', 'now')",
+                    {id});
+      return 0;
+    });
+  };
+  std::string wanted = "open";
+  int judged = 0;
+  auto holds = [&](const std::optional<store::Row>& row) {
+    ++judged;
+    return row && row->text(0) == wanted;
+  };
+  {
+    store::ArmedCheck check({"SELECT ?::text", {std::string("open")}, holds});
+    EXPECT_TRUE(temp.store->read<int>([](store::Tx&) -> Result<int> { return 0; }).ok());
+    std::thread other([&] { EXPECT_TRUE(insert("elsewhere").ok()); });
+    other.join();
+    EXPECT_EQ(judged, 0) << "a unit without a statement, or on another thread, sent it";
+    EXPECT_TRUE(insert("first").ok());
+    EXPECT_EQ(judged, 1);
+    EXPECT_TRUE(check.done());
+    EXPECT_TRUE(insert("second").ok());
+    EXPECT_EQ(judged, 1) << "a check that held is sent once";
+  }
+  {
+    wanted = "closed";
+    store::ArmedCheck check({"SELECT ?::text", {std::string("open")}, holds});
+    EXPECT_THROW((void)insert("refused"), store::CheckFailed);
+    EXPECT_FALSE(check.done());
+    EXPECT_THROW((void)temp.store->read_single<std::int64_t>(
+                     [](store::Tx& tx) -> Result<std::int64_t> {
+                       return tx.query_one("SELECT COUNT(*) FROM events")->integer(0);
+                     }),
+                 store::CheckFailed)
+        << "still armed: the next unit sends it again";
+    wanted = "open";
+    EXPECT_TRUE(insert("after").ok());
+    EXPECT_TRUE(check.done());
+  }
+  EXPECT_TRUE(insert("unarmed").ok());
+  EXPECT_EQ(judged, 4);
+  std::vector<std::string> ids;
+  auto rows = temp.store->read<store::Rows>([](store::Tx& tx) -> Result<store::Rows> {
+    return tx.query("SELECT id FROM events ORDER BY id");
+  });
+  ASSERT_TRUE(rows.ok());
+  for (const store::Row& row : rows.value()) ids.push_back(row.text(0));
+  EXPECT_EQ(ids, (std::vector<std::string>{"after", "elsewhere", "first", "second", "unarmed"}));
+}
+
 TEST(Postgres, SessionsRunWithTheSettingsDurabilityAssumes) {
   if (!test_stores::postgres_available()) GTEST_SKIP() << "TESORO_TEST_DATABASE_URL not set";
   TempStore temp(store::Engine::postgres);

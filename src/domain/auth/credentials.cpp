@@ -381,18 +381,36 @@ Error unauthenticated(Surface surface, Refusal refusal, std::string credential) 
   return error;
 }
 
-Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
-                                       std::string_view environment) {
+constexpr const char* k_api_key_lookup =
+    "SELECT k.tenant_id, k.id, k.scopes, k.environment, k.revoked_at, k.key_prefix, "
+    "t.clock_offset_micros, t.authorization_endpoints FROM api_keys k "
+    "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?";
+
+constexpr const char* k_access_token_lookup =
+    "SELECT t.tenant_id, t.client_id, t.scopes, t.environment, t.expires_at, t.revoked_at, "
+    "c.revoked_at, n.clock_offset_micros FROM oauth_tokens t JOIN oauth_clients c "
+    "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
+    "JOIN tenants n ON n.id = t.tenant_id WHERE t.token_hash = ? AND t.kind = 'access'";
+
+// The 401 of a credential refused before any lookup: the other surface's, or not one at all.
+std::optional<Error> refused_by_form(Surface surface, std::string_view credential) {
+  const bool core = surface == Surface::core;
+  const std::string_view own = core ? "sk_" : "at_";
+  const std::string_view other = core ? "at_" : "sk_";
+  if (credential.starts_with(other)) {
+    return unauthenticated(surface, Refusal::wrong_surface, credential_hint(credential));
+  }
+  if (!credential.starts_with(own)) {
+    return unauthenticated(surface, Refusal::malformed, credential_hint(credential));
+  }
+  return std::nullopt;
+}
+
+Result<Principal> api_key_principal(const std::optional<store::Row>& row,
+                                    std::string_view api_key, std::string_view environment) {
   auto refuse = [](Refusal refusal, std::string credential) {
     return unauthenticated(Surface::core, refusal, std::move(credential));
   };
-  if (api_key.starts_with("at_")) return refuse(Refusal::wrong_surface, credential_hint(api_key));
-  if (!api_key.starts_with("sk_")) return refuse(Refusal::malformed, credential_hint(api_key));
-  auto row = tx.query_one(
-      "SELECT k.tenant_id, k.id, k.scopes, k.environment, k.revoked_at, k.key_prefix, "
-      "t.clock_offset_micros, t.authorization_endpoints FROM api_keys k "
-      "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?",
-      {crypto::sha256_hex(api_key)});
   if (!row) return refuse(Refusal::unknown, credential_hint(api_key));
   std::string known = row->text(1) + " " + row->text(5);  // key id and display prefix
   if (row->text(3) != environment) return refuse(Refusal::other_environment, known);
@@ -402,19 +420,12 @@ Result<Principal> authenticate_api_key(store::Tx& tx, std::string_view api_key,
                    row->integer(6),       row->integer(7) > 0};
 }
 
-Result<Principal> authenticate_access_token(store::Tx& tx, std::string_view token,
-                                            std::string_view environment, time::Micros now) {
+Result<Principal> access_token_principal(const std::optional<store::Row>& row,
+                                         std::string_view token, std::string_view environment,
+                                         time::Micros now) {
   auto refuse = [](Refusal refusal, std::string credential) {
     return unauthenticated(Surface::participant, refusal, std::move(credential));
   };
-  if (token.starts_with("sk_")) return refuse(Refusal::wrong_surface, credential_hint(token));
-  if (!token.starts_with("at_")) return refuse(Refusal::malformed, credential_hint(token));
-  auto row = tx.query_one(
-      "SELECT t.tenant_id, t.client_id, t.scopes, t.environment, t.expires_at, t.revoked_at, "
-      "c.revoked_at, n.clock_offset_micros FROM oauth_tokens t JOIN oauth_clients c "
-      "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
-      "JOIN tenants n ON n.id = t.tenant_id WHERE t.token_hash = ? AND t.kind = 'access'",
-      {crypto::sha256_hex(token)});
   if (!row) return refuse(Refusal::unknown, credential_hint(token));
   std::string client_id = row->text(1);
   if (row->text(3) != environment) return refuse(Refusal::other_environment, client_id);
@@ -460,10 +471,25 @@ Result<std::string> bearer_credential(const std::string* header, Surface surface
   return std::string(token);
 }
 
+std::optional<CredentialLookup> lookup_of(Surface surface, std::string_view credential) {
+  if (refused_by_form(surface, credential)) return std::nullopt;
+  return CredentialLookup{surface == Surface::core ? k_api_key_lookup : k_access_token_lookup,
+                          crypto::sha256_hex(credential)};
+}
+
+Result<Principal> principal_of(Surface surface, std::string_view credential,
+                               const std::optional<store::Row>& row, std::string_view environment,
+                               time::Micros now) {
+  return surface == Surface::core ? api_key_principal(row, credential, environment)
+                                  : access_token_principal(row, credential, environment, now);
+}
+
 Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
                                std::string_view environment, time::Micros now) {
-  return surface == Surface::core ? authenticate_api_key(tx, credential, environment)
-                                  : authenticate_access_token(tx, credential, environment, now);
+  if (auto refused = refused_by_form(surface, credential)) return *refused;
+  const CredentialLookup lookup = *lookup_of(surface, credential);
+  return principal_of(surface, credential, tx.query_one(lookup.sql, {lookup.key_hash}),
+                      environment, now);
 }
 
 Error insufficient_scope(const Principal& principal, const std::string& needed_scope) {

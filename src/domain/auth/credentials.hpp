@@ -28,6 +28,8 @@ struct Principal {
   // credential (tenants.authorization_endpoints): false lets an authorization skip looking for
   // one. True where it was not read (the endpoint is then looked up).
   bool may_have_authorization_endpoint = true;
+
+  bool operator==(const Principal&) const = default;
 };
 
 enum class Level { read = 1, write = 2, admin = 3 };
@@ -140,6 +142,19 @@ Result<std::string> bearer_credential(const std::string* authorization_header, S
 // not: unknown, revoked, expired, the other surface's credential, another environment's.
 Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
                                std::string_view environment, time::Micros now);
+// What authenticate() reads a credential's principal with: one statement and its one parameter,
+// the credential's hash. None for a credential refused by its form alone (the other surface's, or
+// not one at all). With principal_of, the API checks that a principal it kept still holds
+// (app/credential_cache.hpp).
+struct CredentialLookup {
+  const char* sql;
+  std::string key_hash;
+};
+std::optional<CredentialLookup> lookup_of(Surface surface, std::string_view credential);
+// The principal the lookup's row gives (nullopt: no row), or the 401 authenticate() answers.
+Result<Principal> principal_of(Surface surface, std::string_view credential,
+                               const std::optional<store::Row>& row, std::string_view environment,
+                               time::Micros now);
 // 403 not_authorized naming the scope the route needs (`ledger:write`, `outgoing_transfers`).
 Error insufficient_scope(const Principal& principal, const std::string& needed_scope);
 // What a credential is called in logs: its first characters, at most the scheme prefix

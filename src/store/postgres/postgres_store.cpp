@@ -310,44 +310,56 @@ class Connection {
       return 0;
     }
     const std::string& name = prepare(sql);
-    std::vector<std::string> texts(params.size());
-    std::vector<const char*> values(params.size(), nullptr);
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      if (auto* number = std::get_if<std::int64_t>(&params[i])) {
-        texts[i] = std::to_string(*number);
-        values[i] = texts[i].c_str();
-      } else if (auto* text = std::get_if<std::string>(&params[i])) {
-        values[i] = text->c_str();
-      } else if (auto* ref = std::get_if<TextRef>(&params[i])) {
-        values[i] = ref->c_str();
-      }
-    }
+    const Bound bound(params);
     int count = static_cast<int>(params.size());
-    const Last last{sql, &name, count, values.data()};
-    PGresult* result = begin_sql || !deferred_.empty()
+    const Last last{sql, &name, count, bound.values.data()};
+    PGresult* result = begin_sql || !deferred_.empty() || ArmedCheck::pending()
                            ? exec_pipelined(begin_sql, &last)
-                           : PQexecPrepared(conn_, name.c_str(), count, values.data(), nullptr,
-                                            nullptr, 0);
+                           : PQexecPrepared(conn_, name.c_str(), count, bound.values.data(),
+                                            nullptr, nullptr, 0);
     check(result, sql);
-    if (rows) {
-      int row_count = PQntuples(result);
-      int columns = PQnfields(result);
-      rows->reserve(static_cast<std::size_t>(row_count));
-      for (int r = 0; r < row_count; ++r) {
-        std::vector<Value> row;
-        row.reserve(static_cast<std::size_t>(columns));
-        for (int c = 0; c < columns; ++c) {
-          if (PQgetisnull(result, r, c)) row.emplace_back(nullptr);
-          else row.emplace_back(std::string(PQgetvalue(result, r, c),
-                                            static_cast<std::size_t>(PQgetlength(result, r, c))));
-        }
-        rows->emplace_back(std::move(row));
-      }
-    }
+    if (rows) read_rows(result, *rows);
     const char* affected = PQcmdTuples(result);
     std::int64_t changed = (affected && *affected) ? std::stoll(affected) : 0;
     PQclear(result);
     return changed;
+  }
+
+  // Parameters as libpq takes them: texts, NULL for a null.
+  struct Bound {
+    explicit Bound(std::span<const Value> params)
+        : texts(params.size()), values(params.size(), nullptr) {
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        if (auto* number = std::get_if<std::int64_t>(&params[i])) {
+          texts[i] = std::to_string(*number);
+          values[i] = texts[i].c_str();
+        } else if (auto* text = std::get_if<std::string>(&params[i])) {
+          values[i] = text->c_str();
+        } else if (auto* ref = std::get_if<TextRef>(&params[i])) {
+          values[i] = ref->c_str();
+        }
+      }
+    }
+    Bound(const Bound&) = delete;  // values point into texts
+    Bound& operator=(const Bound&) = delete;
+    std::vector<std::string> texts;
+    std::vector<const char*> values;
+  };
+
+  static void read_rows(PGresult* result, Rows& rows) {
+    int row_count = PQntuples(result);
+    int columns = PQnfields(result);
+    rows.reserve(static_cast<std::size_t>(row_count));
+    for (int r = 0; r < row_count; ++r) {
+      std::vector<Value> row;
+      row.reserve(static_cast<std::size_t>(columns));
+      for (int c = 0; c < columns; ++c) {
+        if (PQgetisnull(result, r, c)) row.emplace_back(nullptr);
+        else row.emplace_back(std::string(PQgetvalue(result, r, c),
+                                          static_cast<std::size_t>(PQgetlength(result, r, c))));
+      }
+      rows.emplace_back(std::move(row));
+    }
   }
 
   // What goes last in a pipeline, whose result the caller reads: a prepared statement with its
@@ -369,7 +381,9 @@ class Connection {
   }
 
   // In one round trip (libpq's pipeline mode): the unit's BEGIN when begin_sql is given, the
-  // deferred writes in their order, and `last` when given (before_last runs before its result
+  // calling thread's ArmedCheck when one is pending (judged once the round trip is read: one
+  // that does not hold throws CheckFailed), the deferred writes in their order, and `last` when
+  // given (before_last runs before its result
   // is read, once the others' are). Returns last's result (nullptr without one); throws the
   // first failure among them, as each would alone (PostgreSQL skips what follows a failure up
   // to the sync). The deferred writes are forgotten once they ran, kept when the connection
@@ -381,10 +395,20 @@ class Connection {
     std::vector<const std::string*> names;
     names.reserve(deferred_.size());
     for (const Deferred& write : deferred_) names.push_back(&prepare(write.sql));
+    // Never with a COMMIT: a unit's first statement sends it, before anything can commit.
+    ArmedCheck* const armed = last && last->plain ? nullptr : ArmedCheck::pending();
+    const std::string* check_name = armed ? &prepare(armed->check().sql) : nullptr;
+    const std::optional<Bound> check_params =
+        armed ? std::optional<Bound>(armed->check().params) : std::nullopt;
     // Pipeline mode is refused only on a connection that is not idle: out of step.
     bool sent = PQenterPipelineMode(conn_) == 1 &&
                 (!begin_sql || PQsendQueryParams(conn_, begin_sql, 0, nullptr, nullptr, nullptr,
                                                  nullptr, 0) == 1);
+    if (sent && armed) {
+      sent = PQsendQueryPrepared(conn_, check_name->c_str(),
+                                 static_cast<int>(check_params->values.size()),
+                                 check_params->values.data(), nullptr, nullptr, 0) == 1;
+    }
     std::vector<const char*> texts;
     for (std::size_t i = 0; i < deferred_.size() && sent; ++i) {
       texts.clear();
@@ -415,8 +439,15 @@ class Connection {
       return result;
     };
     PGresult* result = nullptr;
+    Rows checked;
     if (sent) {
       if (begin_sql) take(begin_sql, false);
+      if (armed) {
+        if (PGresult* check_result = take(armed->check().sql, true)) {
+          read_rows(check_result, checked);
+          PQclear(check_result);
+        }
+      }
       for (const Deferred& write : deferred_) take(write.sql, false);
       if (last) {
         if (before_last && !failed) before_last();
@@ -442,6 +473,14 @@ class Connection {
       check(failed, statement);  // throws
     }
     deferred_.clear();
+    if (armed) {
+      if (!armed->check().holds(checked.empty() ? std::nullopt
+                                                : std::optional<Row>(std::move(checked.front())))) {
+        PQclear(result);
+        throw CheckFailed();  // the caller rolls the unit back
+      }
+      armed->held();
+    }
     return result;
   }
 
@@ -598,6 +637,7 @@ class PostgresStore final : public Store {
   }
 
   Engine engine() const override { return Engine::postgres; }
+  bool carries_checks() const override { return true; }
   void stop() override { stopped_ = true; }
 
   bool ready() override {
