@@ -137,6 +137,49 @@ TEST(PostgresOutage, PooledConnectionsCutWhileIdleAreReopenedOnNextUse) {
             201);
 }
 
+// The same with many pooled connections in use at once, before and after the cut, each time by
+// the server's restart (immediate: its backends go without a word, as in a crash): each request
+// that takes a cut connection (its unit's first statement, a read's or a write's) reopens it.
+TEST(PostgresOutage, ConcurrentRequestsOnPooledConnectionsCutWhileIdleAreAnswered) {
+  if (!harness::is_postgres()) GTEST_SKIP() << "PostgreSQL only";
+  Server server;
+  std::vector<std::string> auth = {server.bearer_core()};
+  // Account holders first; after the restart, accounts, written first: the write unit's first
+  // statement is one that connection has not run yet, which it prepares (a round trip of its own,
+  // the first thing sent on the cut socket).
+  auto concurrently = [&](const std::string& round, bool accounts = false) {
+    std::vector<std::future<std::pair<int, int>>> replies;
+    for (int i = 0; i < 12; ++i) {
+      replies.push_back(std::async(std::launch::async, [&, i] {
+        const std::string name = round + "-" + std::to_string(i);
+        int read = accounts ? 200 : server.get("/v1/ledger/account_holders", auth).status;
+        int write = server.post(accounts ? "/v1/ledger/accounts" : "/v1/ledger/account_holders",
+                                accounts ? R"({"name":")" + name +
+                                               R"(","type":"savings_account","currency":"COP"})"
+                                         : harness::account_holder_body(name),
+                                auth)
+                        .status;
+        if (accounts) read = server.get("/v1/accounts", auth).status;
+        return std::pair{read, write};
+      }));
+    }
+    for (auto& reply : replies) {
+      auto [read, write] = reply.get();
+      EXPECT_EQ(read, 200) << round;
+      EXPECT_EQ(write, 201) << round;
+    }
+  };
+  concurrently("before-" + harness::new_uuid());
+  std::string ended = server.sql(
+      "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  ASSERT_NE(ended, "0\n");
+  concurrently("after-cut-" + harness::new_uuid());
+  run_shell("TESORO_TEST_PG_STOP");
+  run_shell("TESORO_TEST_PG_START");
+  concurrently("after-restart-" + harness::new_uuid(), /*accounts=*/true);
+}
+
 // A primary cut off from its synchronous standby (synchronous_standby_names naming one that never
 // connects, on the whole test server, put back at the end): a write is answered 503 after the
 // bounded wait, though its commit stands on this server and shows in reads; a retry with its key

@@ -193,8 +193,8 @@ class Connection {
     } catch (const PgError& failure) {
       // The unit's first statement: nothing of its transaction ran before, so on a pooled
       // connection that died while idle (the server restarted) it is safe to reconnect once and
-      // send it all again (BEGIN, the deferred writes, the statement). A statement's own error (a
-      // constraint, a deadlock) is the unit's.
+      // send it all again (BEGIN, the check, the deferred writes, the statement). A statement's
+      // own error (a constraint, a deadlock) is the unit's.
       if (!broken() && !failure.unavailable()) throw;
       PQfinish(conn_);
       conn_ = nullptr;
@@ -601,13 +601,21 @@ class Connection {
     return statements_.emplace(std::string(sql), name).first->second;
   }
 
+  // Every error the server sends has a SQLSTATE; one without is libpq's own, about the
+  // connection ("server closed the connection unexpectedly" once a write to a socket whose
+  // server is gone failed, with the status still OK): the connection is dropped, reopened on
+  // next use, and the failure is unavailable (503; a unit's first statement is sent again).
   void check(PGresult* result, std::string_view sql) {
     ExecStatusType status = PQresultStatus(result);
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
     const char* state_field = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-    std::string state = state_field ? state_field : (broken() ? "08006" : "XX000");
+    std::string state = state_field ? state_field : "08006";
     std::string message = PQerrorMessage(conn_);
     PQclear(result);
+    if (!state_field) {
+      PQfinish(conn_);
+      conn_ = nullptr;
+    }
     throw PgError(message + " in: " + std::string(sql), state,
                   is_unavailable_state(state) || broken());
   }
