@@ -4,7 +4,9 @@
 
 #include "api/error_status.hpp"
 #include "api/json.hpp"
+#include "app/credential_cache.hpp"
 #include "app/rate_limiter.hpp"
+#include "core/limits.hpp"
 #include "domain/auth/credentials.hpp"
 
 using namespace tesoro;
@@ -316,4 +318,27 @@ TEST_P(CredentialsTest, RevokingWithinATenantLeavesOtherTenantsAlone) {
   ASSERT_TRUE(revoked.ok());
   EXPECT_EQ(revoked->revoked_at, time::iso(t0));
   EXPECT_EQ(revoked->key_prefix, their_key.key_prefix);
+}
+
+// The principals a node keeps: found by the credential's hash until forgotten; a full cache is
+// emptied, so it never holds more than its limit.
+TEST(CredentialCache, KeepsFindsForgetsAndEmptiesWhenFull) {
+  app::CredentialCache cache;
+  auth::Principal principal{"t", "k", auth::CredentialKind::api_key, {"ledger:read"}, "sandbox"};
+  EXPECT_FALSE(cache.find("h1"));
+  cache.keep("h1", principal);
+  ASSERT_TRUE(cache.find("h1"));
+  EXPECT_EQ(*cache.find("h1"), principal);
+  principal.clock_offset_micros = 60;
+  cache.keep("h1", principal);  // kept again: the newer principal
+  EXPECT_EQ(cache.find("h1")->clock_offset_micros, 60);
+  cache.forget("h1");
+  EXPECT_FALSE(cache.find("h1"));
+  for (std::size_t i = 0; i < limits::k_credential_cache_entries; ++i) {
+    cache.keep("h" + std::to_string(i), principal);
+  }
+  EXPECT_TRUE(cache.find("h0"));
+  cache.keep("one more", principal);
+  EXPECT_FALSE(cache.find("h0")) << "a full cache is emptied";
+  EXPECT_TRUE(cache.find("one more"));
 }
