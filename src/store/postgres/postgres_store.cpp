@@ -383,12 +383,11 @@ class Connection {
   // In one round trip (libpq's pipeline mode): the unit's BEGIN when begin_sql is given, the
   // calling thread's ArmedCheck when one is pending (judged once the round trip is read: one
   // that does not hold throws CheckFailed), the deferred writes in their order, and `last` when
-  // given (before_last runs before its result
-  // is read, once the others' are). Returns last's result (nullptr without one); throws the
-  // first failure among them, as each would alone (PostgreSQL skips what follows a failure up
-  // to the sync). The deferred writes are forgotten once they ran, kept when the connection
-  // failed first or the unit's BEGIN was among them (run() may then send them again on a new
-  // connection).
+  // given (before_last runs before its result is read, once the others' are). Returns last's
+  // result (nullptr without one); throws the first failure among them, as each would alone
+  // (PostgreSQL skips what follows a failure up to the sync). The deferred writes are forgotten
+  // once they ran, kept when the connection failed first or the unit's BEGIN was among them
+  // (run() may then send them again on a new connection).
   PGresult* exec_pipelined(const char* begin_sql, const Last* last,
                            const std::function<void()>& before_last = {}) {
     // Statements are prepared before the pipeline (PQprepare waits for its answer).
