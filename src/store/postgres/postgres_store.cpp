@@ -288,9 +288,18 @@ class Connection {
   }
 
   void rollback() {
-    deferred_.clear();  // never sent, or sent and undone with the transaction
-    if (std::exchange(pending_begin_, nullptr)) return;
+    const bool began = !pending_begin_;  // a statement of the unit ran: BEGIN was sent
+    forget_unit();
+    if (!began || broken()) return;  // no transaction, or the server ended it with the connection
     exec_plain("ROLLBACK");
+  }
+
+  // The unit's writes still waiting to be sent belong to it alone: a unit that failed (on a
+  // connection that broke too, where rollback() sends nothing) must not leave them to the
+  // connection's next user, whose single-statement read would send them in autocommit.
+  void forget_unit() {
+    deferred_.clear();  // never sent, or sent and undone with the transaction
+    pending_begin_ = nullptr;
   }
 
  private:
@@ -749,11 +758,9 @@ class PostgresStore final : public Store {
       connection->ensure_open();
       body(*connection);
     } catch (...) {
-      if (!connection->broken()) {
-        try {
-          connection->rollback();
-        } catch (const StoreError&) {  // nothing more to undo
-        }
+      try {
+        connection->rollback();
+      } catch (const StoreError&) {  // nothing more to undo
       }
       release(std::move(connection));
       throw;
