@@ -122,15 +122,23 @@ struct Formation {
   }
 
   // The whole node lost, as with its machine: its keeper, its PostgreSQL and every process under
-  // them frozen, then killed.
+  // them frozen, then killed. The keeper is looked for a few seconds (once a run did not find
+  // it); the postmaster's own tree is taken too, so a node whose keeper is missing is lost all
+  // the same.
   void kill_node(int node) const {
     int code = 0;
     std::string out = harness::run_capture(
         "tree() { echo $1; for child in $(pgrep -P $1); do tree $child; done; }; "
-        "root=$(pgrep -xf " + harness::shell_quote("pg_autoctl run --pgdata " + data(node)) + ") && "
-        "pids=$(tree $root) && kill -STOP $pids && kill -KILL $pids 2>&1",
+        "for _ in $(seq 1 50); do "
+        "keeper=$(pgrep -xf " + harness::shell_quote("pg_autoctl run --pgdata " + data(node)) +
+            ") && break; sleep 0.1; done; "
+        "[ -n \"$keeper\" ] || echo 'no keeper process; its PostgreSQL alone is killed'; "
+        "postmaster=$(head -n 1 " + harness::shell_quote(data(node) + "/postmaster.pid") + ") && "
+        "pids=$(for root in $keeper $postmaster; do tree $root; done | sort -u) && "
+        "kill -STOP $pids && kill -KILL $pids 2>&1",
         &code);
     ASSERT_EQ(code, 0) << "could not kill node" << node + 1 << ": " << out;
+    if (!out.empty()) std::cerr << "node" << node + 1 << ": " << out << "\n";
   }
 
   // The node's keeper started again (after kill_node): it rejoins the formation as a standby.
