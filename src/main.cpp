@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "app/commands.hpp"
 #include "app/log_output.hpp"
@@ -13,6 +14,13 @@
 #include "store/store.hpp"
 
 namespace {
+
+// A rate of limits.hpp as the help text writes it: 25, not 25.000000.
+std::string rate_text(double rate) {
+  std::ostringstream out;
+  out << rate;
+  return out.str();
+}
 
 // The valid scopes, for the help of every --scopes option.
 std::string core_scopes_help() {
@@ -194,11 +202,14 @@ void add_serve_command(CLI::App& cli, tesoro::app::Config& config, int& exit_cod
       ->check(CLI::IsMember({"sandbox", "production"}));
   serve->add_option("--rate-limit", config.rate_per_second,
                     "requests per second per credential; 0 turns limiting off")
-      ->default_str("25 in sandbox, 100 in production")
+      ->default_str(rate_text(tesoro::limits::k_sandbox_rate_per_second) + " in sandbox, " +
+                    rate_text(tesoro::limits::k_production_rate_per_second) + " in production")
       ->envname("TESORO_RATE_LIMIT")
       ->check(CLI::NonNegativeNumber);
   serve->add_option("--rate-burst", config.rate_burst, "bucket size per credential")
-      ->default_str("50 in sandbox, 200 in production, or twice --rate-limit")
+      ->default_str(rate_text(tesoro::limits::k_sandbox_rate_burst) + " in sandbox, " +
+                    rate_text(tesoro::limits::k_production_rate_burst) +
+                    " in production, or twice --rate-limit")
       ->envname("TESORO_RATE_BURST")
       ->check(CLI::PositiveNumber);
   serve->add_option("--auth-failure-limit", config.auth_failure_rate,
@@ -214,10 +225,10 @@ void add_serve_command(CLI::App& cli, tesoro::app::Config& config, int& exit_cod
       ->capture_default_str();
   serve->add_option("--workers", config.workers, "handler threads")
       ->envname("TESORO_WORKERS")
-      ->check(CLI::Range(1, 1024));
+      ->check(CLI::Range(1, tesoro::limits::k_workers_max));
   serve->add_option("--io-threads", config.io_threads, "socket threads")
       ->envname("TESORO_IO_THREADS")
-      ->check(CLI::Range(1, 64));
+      ->check(CLI::Range(1, tesoro::limits::k_io_threads_max));
   serve->add_option("--commit-batch-max", config.commit_batch_max,
                     "SQLite write units per group commit (1 turns group commit off)")
       ->envname("TESORO_COMMIT_BATCH_MAX")
@@ -237,7 +248,10 @@ void add_serve_command(CLI::App& cli, tesoro::app::Config& config, int& exit_cod
       ->capture_default_str();
   serve->add_option("--transfer-max-amount", config.transfer_max_amount_minor,
                     "the most one outgoing transfer or payout may carry, in minor units "
-                    "(default COP 11,552,000.00)")
+                    "(default " +
+                        tesoro::money::display(tesoro::limits::k_transfer_max_amount_minor_default,
+                                               "COP") +
+                        ")")
       ->envname("TESORO_TRANSFER_MAX_AMOUNT")
       ->check(CLI::Range(std::int64_t{1}, tesoro::limits::k_amount_max_minor))
       ->capture_default_str();
@@ -251,11 +265,12 @@ void add_serve_command(CLI::App& cli, tesoro::app::Config& config, int& exit_cod
   // Hidden: for tests that kill a node (its leases end sooner) or hang a receiver.
   serve->add_option("--webhook-lease-seconds", config.webhook_lease_seconds)
       ->envname("TESORO_WEBHOOK_LEASE_SECONDS")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{3600}))
+      ->check(CLI::Range(std::int64_t{1}, tesoro::limits::k_webhook_lease_seconds_max))
       ->group("");
   serve->add_option("--webhook-timeout-ms", config.webhook_timeout_ms)
       ->envname("TESORO_WEBHOOK_TIMEOUT_MS")
-      ->check(CLI::Range(std::int64_t{100}, tesoro::limits::k_webhook_timeout_ms))
+      ->check(CLI::Range(tesoro::limits::k_webhook_timeout_ms_min,
+                         tesoro::limits::k_webhook_timeout_ms))
       ->group("");
   serve->footer(
       "Card-number key: card numbers are stored sealed with AES-256-GCM under one key, base64 of "

@@ -30,7 +30,8 @@ std::optional<chrono::sys_days> parse_date(std::string_view text) {
   return chrono::sys_days{date};
 }
 
-// A real date before the tenant's today (UTC) and not before 1900-01-01.
+// A real date before the tenant's today (UTC) and not before January 1 of
+// limits::k_birthdate_min_year.
 std::optional<std::string> read_birthdate(ObjectReader& reader, std::string_view key,
                                           time::Micros now, Problems& problems) {
   auto text = reader.string(key, Need::optional, 10);
@@ -42,9 +43,12 @@ std::optional<std::string> read_birthdate(ObjectReader& reader, std::string_view
   }
   const auto today = chrono::floor<chrono::days>(
       chrono::sys_time<chrono::microseconds>(chrono::microseconds(now)));
-  const chrono::sys_days earliest{chrono::year{1900} / chrono::January / 1};
+  const chrono::year first_year{limits::k_birthdate_min_year};
+  const chrono::sys_days earliest{first_year / chrono::January / 1};
   if (*date >= today || *date < earliest) {
-    problems.invalid(reader.path(key), "must be a date in the past, not before 1900-01-01");
+    problems.invalid(reader.path(key),
+                     "must be a date in the past, not before " +
+                         std::to_string(limits::k_birthdate_min_year) + "-01-01");
     return std::nullopt;
   }
   return text;

@@ -34,7 +34,7 @@ http::Response sign_in(Context& context) {
   if (!parsed) return context.error(parsed.error());
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
-  auto email = reader.string("email", Need::required, limits::k_console_email_max_chars);
+  auto email = reader.string("email", Need::required, limits::k_email_max_chars);
   auto password = reader.string("password", Need::required, limits::k_console_password_max_chars);
   reader.reject_unknown();
   if (!problems.empty()) return context.error(problems.to_error());

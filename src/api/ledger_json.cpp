@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "api/lists.hpp"
+#include "core/limits.hpp"
 
 namespace tesoro::api {
 namespace {
@@ -78,7 +79,9 @@ Result<FundingRequest> decode_funding(std::string_view body,
   FundingRequest request;
   auto amount = read_money(reader, "amount", Need::required, currencies, problems);
   if (amount) request.amount = *amount;
-  request.description = reader.string("description", Need::optional, 500).value_or("sandbox funding");
+  request.description =
+      reader.string("description", Need::optional, limits::k_description_max_chars)
+          .value_or("sandbox funding");
   reader.reject_unknown();
   if (!problems.empty()) return problems.to_error();
   return request;

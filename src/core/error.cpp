@@ -13,6 +13,8 @@ const std::string& Error::first_code() const {
 namespace {
 
 using enum ErrorCode;
+// payload_too_large's message below says the limit in words.
+static_assert(limits::k_body_max_bytes == 1024 * 1024, "payload_too_large says 1 MiB");
 constexpr ErrorKind k_catalog[] = {
     {validation_error, "validation_error", "the value is not valid", "malformed request"},
     {missing_field, "missing_field", "field is required", "missing field"},

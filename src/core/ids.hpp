@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/emvco.hpp"
+
 namespace tesoro::ids {
 
 inline constexpr int k_time_chars = 6;
@@ -20,10 +22,10 @@ std::uint64_t time_ticks(std::chrono::system_clock::time_point at);
 std::string encode(std::string_view prefix, std::uint64_t ticks,
                    const unsigned char (&random)[k_random_bytes]);
 // A transaction id of the sandbox instant-payment network (the EMVCo QR's tag 90, incoming
-// transfers): 19 characters of [0-9A-Z], the most Bre-B allows. The first 7 are the time of
-// generate() in base 36 (byte order is time order, so the unique indexes that hold these ids
-// take appends), the other 12 uniformly random (62 bits, from the same pool as ids).
-inline constexpr std::size_t k_network_transaction_id_chars = 19;
+// transfers): 19 characters of [0-9A-Z], the most Bre-B allows (emvco.hpp). The first 7 are the
+// time of generate() in base 36 (byte order is time order, so the unique indexes that hold these
+// ids take appends), the other 12 uniformly random (62 bits, from the same pool as ids).
+inline constexpr std::size_t k_network_transaction_id_chars = emvco::k_transaction_id_max_chars;
 std::string network_transaction_id();
 std::string encode_network_transaction_id(std::uint64_t ticks, const unsigned char (&random)[12]);
 // The end-to-end id of a payment on the network (incoming and outgoing transfers): "E", the

@@ -25,31 +25,33 @@ inline constexpr int k_connections_max = 4096;
 inline constexpr int k_shutdown_grace_ms = 15'000;  // in-flight requests get this long on SIGTERM
 inline constexpr std::size_t k_json_depth_max = 32;
 inline constexpr int k_io_threads_default = 2;  // threads owning the sockets (--io-threads)
+inline constexpr int k_io_threads_max = 64;     // the most --io-threads takes
+// After a failed accept (out of file descriptors or the like) the server waits this long before
+// accepting again, rather than spin.
+inline constexpr int k_accept_retry_pause_ms = 50;
+// On SIGTERM, how often the server looks whether its in-flight requests have all been answered.
+inline constexpr int k_shutdown_drain_poll_ms = 20;
 
 // Workers and storage
 // Handler threads when --workers is not given. SQLite: handlers wait on the group commit, and
 // the more wait at once the larger the groups. PostgreSQL: one per pooled connection, since a
-// handler without a connection only waits for one (64 handlers on 16 connections answered
-// about a fifth fewer authenticated reads per second than 16, bench/RESULTS.md).
+// handler without a connection only waits for one, and more handlers than connections answer
+// fewer authenticated reads per second.
 inline constexpr int k_workers_default_sqlite = 64;
 inline constexpr int k_postgres_pool_size = 16;  // connections per node
 // SQLite: batches (api::RouteSpec::bulk: up to k_batch_items_max items a request) are handled
 // on threads of their own, which run k_sqlite_behind_writer_nice nice levels below the store's
 // writer, as the background workers do. Every write goes through the one writer, so a batch that
-// waits for a core behind the threads preparing the next ones holds up all of them: batches of
-// 1000 outgoing transfers on 8 connections, 71.9-74.5 against 69.1-71.0 a second in three
-// alternating pairs (docs/scaling.md). The other handlers keep the process's priority: every
-// handler behind the writer had cost small durable writes 4-6% against a client on the same
-// machine. The checkpointer too: batches of transfers on 4 connections, 6 alternating pairs all
-// faster with it behind (1-6%, 3.5% on average). A thread may lower its own priority without
-// privileges, not raise it.
+// waits for a core behind the threads preparing the next ones holds up all of them. The other
+// handlers keep the process's priority (behind the writer, small durable writes lose to a
+// client on the same machine); the checkpointer runs behind it too. A thread may lower its own
+// priority without privileges, not raise it. Measured in docs/scaling.md.
 // Two such threads per core: one preparing a batch while another waits for the writer. More
 // only spread the batches over more threads, each finding its memory and its allocator's cache
-// colder when its turn comes: on this machine's 2 cores, 4 threads against 16 took a tenth less
-// CPU a batch and accepted 4% more batches of 1000 transfers (docs/scaling.md).
+// colder when its turn comes (docs/scaling.md).
 inline constexpr int k_bulk_workers_per_core_sqlite = 2;
 inline constexpr int k_sqlite_behind_writer_nice = 10;
-inline constexpr int k_workers_max = 1024;
+inline constexpr int k_workers_max = 1024;  // the most --workers takes
 // A handler thread that has waited this long for a request gives its allocator's cache back
 // (http::WorkerPool, docs/scaling.md "The allocator"): long enough that a thread of a steady load
 // never does, short enough that a burst's threads have done so before the next load comes.
@@ -61,6 +63,15 @@ inline constexpr int k_read_connections_max = 64;
 // out before the next write is taken, so a group that dirties more pages than this (a cache
 // spill, a huge unit) costs a write per this many bytes.
 inline constexpr std::size_t k_wal_gather_max_bytes = 8 * 1024 * 1024;
+// Rows per statement of a many-row write (store/bulk.hpp), largest first: every count splits
+// into these, so a statement's text is one of a few (the engines cache prepared statements by
+// text) and its parameters stay far below SQLite's 32,766 and PostgreSQL's 65,535 (at 40
+// columns: 10,000).
+inline constexpr std::array<std::size_t, 4> k_bulk_rows = {250, 50, 10, 1};
+// A migration that writes rows for a whole table (the ledger's posting positions, in
+// store/migrations/ledger.cpp) writes them once it has gathered this many (rows of one account
+// are not split).
+inline constexpr std::size_t k_migration_rows_per_flush = 10'000;
 // PostgreSQL: COPY's data goes to libpq in pieces of this size.
 inline constexpr std::size_t k_postgres_copy_chunk_bytes = 256 * 1024;
 inline constexpr int k_busy_timeout_ms = 5'000;
@@ -68,11 +79,25 @@ inline constexpr int k_busy_timeout_ms = 5'000;
 // this many times; a unit waits at most this long for a connection of the pool.
 inline constexpr int k_pg_unit_retries_max = 5;
 inline constexpr int k_pg_pool_wait_ms = 5'000;
+// Before its next run, a retried unit sleeps this many milliseconds times its attempt's number.
+inline constexpr int k_pg_unit_retry_backoff_ms = 2;
+// PostgreSQL: what each connection is opened with (the operator's URL wins where it says
+// otherwise). A vanished server is an error within seconds instead of a hang: the connection
+// attempt, TCP keepalives (idle time, interval, probes) and unacknowledged data are bounded; a
+// statement that runs longer than its timeout is cancelled (the database is overloaded).
+inline constexpr int k_pg_connect_timeout_seconds = 5;
+inline constexpr int k_pg_keepalives_idle_seconds = 10;
+inline constexpr int k_pg_keepalives_interval_seconds = 5;
+inline constexpr int k_pg_keepalives_count = 3;
+inline constexpr int k_pg_tcp_user_timeout_ms = 15'000;
+inline constexpr int k_pg_statement_timeout_ms = 30'000;
 // PostgreSQL: how long a COMMIT may wait for the synchronous standbys to acknowledge it before
 // the node gives up on it (docs/operations.md, "High availability on PostgreSQL"): a standby on
 // the same network answers in milliseconds; a primary cut off from its standby would wait
 // forever. The wait is then cancelled and the write answered 503 with Retry-After.
 inline constexpr int k_pg_commit_ack_wait_ms = 1'000;
+// Once that wait is cancelled, the node waits for COMMIT's answer in polls of this length.
+inline constexpr int k_pg_commit_cancelled_poll_ms = 1'000;
 // Tx::append_rows on PostgreSQL: up to this many rows go in one INSERT sent with the unit's next
 // statement (Tx::exec_later); more in one COPY, a round trip of its own that costs the backend
 // less per row once there are many.
@@ -85,14 +110,20 @@ inline constexpr int k_pg_standbys_suspect_ms = 5'000;
 inline constexpr int k_unavailable_retry_after_seconds = 1;
 inline constexpr int k_checkpoint_interval_ms = 200;  // SQLite WAL copied to the database file
 // SQLite's page size for a new database (an existing one keeps its own). 8 KiB rather than the
-// default 4: a batch of 1000 outgoing transfers (rows of about 1 KB and their events) was
-// accepted about a tenth faster (five alternating pairs, docs/scaling.md), while card
-// authorizations and QR codes, whose groups dirty scattered pages, stayed within their spread.
-// 16 KiB made batches faster still but cost small durable writes a quarter of their rate.
+// default 4: batches of outgoing transfers (rows of about 1 KB and their events) are accepted
+// faster, while units that dirty scattered pages (card authorizations, QR codes) are not slowed;
+// 16 KiB would cost small durable writes a quarter of their rate (docs/scaling.md).
 inline constexpr int k_sqlite_page_size_bytes = 8192;
+// SQLite's page cache of the writer's connection, in KiB (64 MiB): random identifiers spread
+// inserts over many index pages, which it keeps in memory rather than re-reading them from the
+// OS cache on every commit.
+inline constexpr int k_sqlite_writer_cache_kib = 65'536;
 inline constexpr std::int64_t k_wal_restart_frames = 4096;  // 32 MiB of 8 KiB pages
 // How long a RESTART checkpoint waits for readers to leave an outgrown WAL (writes wait too).
 inline constexpr int k_wal_restart_wait_ms = 10;
+// The writer restarts the WAL itself, between two commits, once it holds this many times the
+// restart size (store/sqlite: the checkpointer's RESTART rarely finds the write lock free).
+inline constexpr std::int64_t k_wal_writer_restart_factor = 2;
 // The size the WAL file is cut back to when it starts over after outgrowing it.
 inline constexpr std::int64_t k_wal_size_limit_bytes = 64LL * 1024 * 1024;
 
@@ -105,7 +136,12 @@ inline constexpr int k_worker_poll_ms = 250;          // a worker looks for due 
 inline constexpr int k_jobs_claimed_per_pass = 20;     // by one job worker
 inline constexpr std::int64_t k_job_lease_seconds = 30;  // real time: a crashed worker's jobs
 inline constexpr int k_job_attempts_max = 8;           // then the job is kept as failed
+// A failed job's first retry waits this long, each next one twice as long, up to the maximum.
+inline constexpr std::int64_t k_job_backoff_first_seconds = 1;
 inline constexpr std::int64_t k_job_backoff_max_seconds = 3600;
+// A worker giving way to requests (workers::PeriodicWorker::yield_while) looks this often
+// whether they still write.
+inline constexpr int k_give_way_poll_ms = 1;
 inline constexpr std::int64_t k_sweep_chunk_rows = 500;  // rows one sweeper unit deletes
 inline constexpr std::int64_t k_event_sequence_batch_max = 1000;  // events positioned per unit
 // How long the event sequencer and the webhook fan-out, woken by a commit, wait for more before
@@ -153,15 +189,13 @@ inline constexpr std::int64_t k_target_ttl_seconds = 15 * 60;
 inline constexpr std::int64_t k_transfer_processor_chunk_rows = 1000;
 // The processor's chunk while requests write too on SQLite's one writer (other units ran since
 // its last pass): the writer runs units in turn, so a smaller pass lets batches wait less behind
-// it. Batches of 1000 transfers on 4 connections were accepted a quarter faster, and settled end
-// to end about 2% slower (docs/scaling.md); alone, a pass takes the whole chunk.
+// it (docs/scaling.md); alone, a pass takes the whole chunk.
 inline constexpr std::int64_t k_transfer_processor_shared_chunk_rows = 250;
 inline constexpr int k_transfer_processor_interval_ms = 250;
 // While requests that may write are being handled, the processor waits up to this many times
 // the length of its last pass before the next (workers::PeriodicWorker::yield_factor): at most a
-// quarter of its thread's time while batches keep coming, full speed once they stop. Batches of
-// 1000 on 4 connections were accepted about 30% faster on PostgreSQL and 8% on SQLite, settled
-// end to end as fast (docs/scaling.md); six times was no faster.
+// quarter of its thread's time while batches keep coming, full speed once they stop
+// (docs/scaling.md).
 inline constexpr int k_transfer_processor_yield_factor = 3;
 
 // Identifiers and keys
@@ -175,6 +209,8 @@ inline constexpr std::int64_t k_access_token_ttl_seconds = 3600;
 inline constexpr std::int64_t k_refresh_token_ttl_seconds = 30 * 24 * 3600;
 // A bearer credential longer than this is refused unread (ours are at most 57 bytes).
 inline constexpr std::size_t k_credential_max_bytes = 200;
+// An Authorization scheme other than Bearer is quoted in the refusal up to this many bytes.
+inline constexpr std::size_t k_refused_scheme_shown_bytes = 16;
 // Credentials whose principals a node keeps (app/credential_cache.hpp; PostgreSQL only). An
 // entry is a principal of a few hundred bytes; a full cache is emptied.
 inline constexpr std::size_t k_credential_cache_entries = 10'000;
@@ -199,21 +235,53 @@ inline constexpr std::int64_t k_page_size_min = 10;
 inline constexpr std::int64_t k_page_size_max = 500;
 inline constexpr std::int64_t k_page_size_default = 10;
 inline constexpr std::int64_t k_metadata_keys_max = 50;
+inline constexpr std::size_t k_metadata_key_max_chars = 100;
+inline constexpr std::size_t k_metadata_value_max_chars = 500;
 inline constexpr std::size_t k_string_max_chars = 1024;  // any free-text field unless told
+// A query parameter read as an integer has at most this many digits (any such number fits in an
+// int64).
+inline constexpr std::size_t k_query_integer_max_digits = 18;
 // Fields that several endpoints share (each field's own limit where it has one).
-inline constexpr std::size_t k_external_id_max_chars = 255;  // collections, transfers, payouts
-inline constexpr std::size_t k_key_value_max_chars = 254;    // a Bre-B key: the longest email
-inline constexpr std::size_t k_name_max_chars = 100;  // cardholders, configuration groups, controls
+// Account holders, collections, transfers, payouts.
+inline constexpr std::size_t k_external_id_max_chars = 255;
+inline constexpr std::size_t k_email_max_chars = 254;  // RFC 5321; account holders, console users
+inline constexpr std::size_t k_key_value_max_chars = k_email_max_chars;  // a Bre-B key
+// A name: of a person (cardholders, account holders' persons, payers of sandbox attempts), of a
+// merchant (simulated card transactions), of a configuration group or a control.
+inline constexpr std::size_t k_name_max_chars = 100;
 inline constexpr std::size_t k_nickname_max_chars = 100;     // collections, cards
-inline constexpr std::size_t k_description_max_chars = 500;  // transfers, webhook endpoints
+// Transfers, webhook endpoints, sandbox fundings.
+inline constexpr std::size_t k_description_max_chars = 500;
+inline constexpr std::size_t k_account_name_max_chars = 200;  // ledger accounts
+// An account holder's address: its lines (line_1, line_2, extra), city, state and zip code.
+inline constexpr std::size_t k_address_line_max_chars = 200;
+inline constexpr std::size_t k_address_city_max_chars = 100;
+inline constexpr std::size_t k_address_state_max_chars = 100;
+inline constexpr std::size_t k_zip_code_max_chars = 20;
+inline constexpr std::size_t k_document_number_max_chars = 30;  // a person's identity document
+// An id field longer than this is refused for its length (ids have at most 30 characters: a
+// prefix of up to 7, '_' and k_id_chars_after_prefix); a shorter one not an id is told the form.
+inline constexpr std::size_t k_id_field_max_chars = 64;
+inline constexpr std::size_t k_date_time_field_max_chars = 64;  // an ISO 8601 date-time in a body
+// A cardholder's birthdate is not before January 1 of this year.
+inline constexpr int k_birthdate_min_year = 1900;
+// Bre-B keys (collections::normalize_key): an email key's length, an alphanumeric key's
+// characters after its '@', and the digits of an identification key and of a merchant code.
+inline constexpr std::size_t k_email_key_max_chars = 100;
+inline constexpr std::size_t k_alphanumeric_key_min_chars = 3;
+inline constexpr std::size_t k_alphanumeric_key_max_chars = 20;
+inline constexpr std::size_t k_identification_key_min_digits = 5;
+inline constexpr std::size_t k_identification_key_max_digits = 15;
+inline constexpr std::size_t k_merchant_code_key_min_digits = 4;
+inline constexpr std::size_t k_merchant_code_key_max_digits = 20;
 inline constexpr std::size_t k_balance_operation_description_max_chars = 255;  // a card's prepaid
 inline constexpr std::size_t k_balance_operation_entity_id_max_chars = 255;    // the same, its entity_id
 inline constexpr std::size_t k_collection_reference_max_chars = 255;
 inline constexpr std::size_t k_problems_listed_max = 100;  // errors[] items in one answer
 // Items of one batch (POST /api/v1/collections, POST /api/v1/outgoing_transfers).
 inline constexpr std::size_t k_batch_items_max = 1000;
-// The largest `after` of the events lists: 18 digits, what the query reader reads (positions
-// start at 1 and grow by one per event).
+// The largest `after` of the events lists: k_query_integer_max_digits digits, what the query
+// reader reads (positions start at 1 and grow by one per event).
 inline constexpr std::int64_t k_event_position_max = 999'999'999'999'999'999;
 
 // Spending controls: what a rule may hold.
@@ -256,6 +324,10 @@ inline constexpr std::int64_t k_webhook_timeout_ms = 15000;  // one delivery att
 // A node's hold on an endpoint it delivers to (real time). Longer than an attempt's timeout, so
 // a live node never loses it mid-attempt; a dead node's endpoints wait at most this long.
 inline constexpr std::int64_t k_webhook_lease_seconds = 60;
+// What the hidden --webhook-lease-seconds and --webhook-timeout-ms (for tests that kill a node or
+// hang a receiver) may set: the lease at most, the timeout at least (at most the default above).
+inline constexpr std::int64_t k_webhook_lease_seconds_max = 3600;
+inline constexpr std::int64_t k_webhook_timeout_ms_min = 100;
 inline constexpr std::int64_t k_webhook_response_body_max_bytes = 1024;  // kept in the log's error
 inline constexpr std::int64_t k_webhook_fanout_batch_max = 500;  // events per fan-out unit
 // The delay before attempts 2..8 of a delivery (decisions.md): 5 s, 5 min, 30 min, 2 h, 5 h,
@@ -282,6 +354,11 @@ inline constexpr std::int64_t k_authorization_timeout_ms_default = 2000;
 inline constexpr std::size_t k_authorization_reason_max_chars = 200;
 inline constexpr std::size_t k_authorization_answer_max_bytes = 4096;
 inline constexpr std::size_t k_authorization_requests_in_flight_max = 4096;
+// The thread of those requests (http::AsyncClient) waits for the network at most this long while
+// requests wait for a slot (their timeouts are checked between two waits), and at most this long
+// otherwise (a new request wakes it).
+inline constexpr int k_async_client_queued_poll_ms = 10;
+inline constexpr int k_async_client_idle_poll_ms = 1'000;
 
 // The console (docs/console.md). Passwords are hashed with scrypt (memory-hard): N = 2^15,
 // r = 8, p = 1 takes 128 * r * N = 32 MiB and tens of milliseconds per hash, twice the memory
@@ -293,13 +370,14 @@ inline constexpr int k_console_scrypt_r = 8;
 inline constexpr int k_console_scrypt_p = 1;
 inline constexpr std::size_t k_console_salt_bytes = 16;
 inline constexpr std::size_t k_console_hash_bytes = 32;
+// A stored hash longer than this is refused unverified (ours have k_console_hash_bytes).
+inline constexpr std::size_t k_console_stored_hash_max_bytes = 64;
 // What a stored hash may ask for when verified (a hash with larger parameters is refused, so a
 // tampered row cannot make sign-in allocate without bound): 256 MiB, and N at most 2^20.
 inline constexpr std::uint64_t k_console_scrypt_max_memory_bytes = 256ULL * 1024 * 1024;
 inline constexpr int k_console_scrypt_log2_n_max = 20;
 inline constexpr std::size_t k_console_password_bytes = 18;  // 144 bits, 24 characters
 inline constexpr std::size_t k_console_password_max_chars = 256;  // longer input: refused unread
-inline constexpr std::size_t k_console_email_max_chars = 254;     // RFC 5321
 inline constexpr std::size_t k_console_session_token_bytes = 32;
 inline constexpr std::int64_t k_console_session_ttl_seconds = 12 * 3600;
 // Sign-in rate limit (console::sign_in): after this many failures for one email from one
@@ -313,6 +391,22 @@ inline constexpr std::int64_t k_console_failure_window_seconds = 15 * 60;
 inline constexpr std::int64_t k_console_session_retention_seconds = 24 * 3600;
 
 static_assert(k_header_max_bytes < k_body_max_bytes);
+static_assert(k_io_threads_default <= k_io_threads_max);
+static_assert(k_workers_default_sqlite <= k_workers_max && k_postgres_pool_size <= k_workers_max);
+static_assert(k_bulk_rows.back() == 1, "every count of rows splits into the statements' sizes");
+static_assert(k_job_backoff_first_seconds <= k_job_backoff_max_seconds);
+static_assert(k_email_key_max_chars <= k_key_value_max_chars &&
+              1 + k_alphanumeric_key_max_chars <= k_key_value_max_chars &&
+              k_identification_key_max_digits <= k_key_value_max_chars &&
+              k_merchant_code_key_max_digits <= k_key_value_max_chars,
+              "every valid Bre-B key is one the key readers take");
+static_assert(k_alphanumeric_key_min_chars <= k_generated_key_chars &&
+                  k_generated_key_chars <= k_alphanumeric_key_max_chars,
+              "a generated key is a valid alphanumeric key");
+static_assert(k_webhook_lease_seconds <= k_webhook_lease_seconds_max);
+static_assert(k_webhook_timeout_ms_min <= k_webhook_timeout_ms);
+static_assert(k_console_hash_bytes <= k_console_stored_hash_max_bytes,
+              "the hashes we make must be ones we verify");
 static_assert(k_read_timeout_ms < k_shutdown_grace_ms, "a slow read must end before shutdown gives up");
 static_assert(k_linger_ms < k_shutdown_grace_ms, "a lingering close must end before shutdown gives up");
 static_assert(k_commit_batch_max <= k_write_queue_max);

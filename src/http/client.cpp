@@ -16,6 +16,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "core/limits.hpp"
 #include "core/thread_priority.hpp"
 
 namespace tesoro::http_client {
@@ -427,7 +428,9 @@ void AsyncClient::run() {
       queued = !waiting_.empty();
     }
     // While requests wait for a slot, they are looked at often enough for their timeouts.
-    for (auto& [slot, response] : multi_.poll(queued ? 10 : 1000)) {
+    const int wait_ms =
+        queued ? limits::k_async_client_queued_poll_ms : limits::k_async_client_idle_poll_ms;
+    for (auto& [slot, response] : multi_.poll(wait_ms)) {
       answer(in_flight_[slot], std::move(response));
       free_slots.push_back(slot);
     }

@@ -339,7 +339,7 @@ void Server::Impl::accept() {
     if (ec) {
       // Out of file descriptors or similar: accepting again at once would spin; pause a little.
       log::write(log::Level::warn, "server.accept_failed", {{"what", ec.message()}});
-      accept_pause.expires_after(std::chrono::milliseconds(50));
+      accept_pause.expires_after(std::chrono::milliseconds(limits::k_accept_retry_pause_ms));
       accept_pause.async_wait([this](beast::error_code) { accept(); });
       return;
     } else if (connections.load() >= limits::k_connections_max) {
@@ -367,7 +367,7 @@ void Server::Impl::wait_for_drain() {
     io.stop();  // idle keep-alive connections are simply dropped
     return;
   }
-  drain_timer.expires_after(std::chrono::milliseconds(20));
+  drain_timer.expires_after(std::chrono::milliseconds(limits::k_shutdown_drain_poll_ms));
   drain_timer.async_wait([this](beast::error_code) { wait_for_drain(); });
 }
 

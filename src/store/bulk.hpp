@@ -11,14 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "store/store.hpp"
 
 namespace tesoro::store {
-
-// Rows per statement, largest first: every count splits into these, so a statement's text is
-// one of a few (the engines cache prepared statements by text) and its parameters stay far
-// below SQLite's 32,766 and PostgreSQL's 65,535 (at 40 columns: 10,000).
-inline constexpr std::array<std::size_t, 4> k_bulk_rows = {250, 50, 10, 1};
 
 // `<head> VALUES (?, ...), (?, ...) <tail>` with `width` placeholders per row.
 inline std::string bulk_statement(std::string_view head, std::size_t width, std::size_t rows,
@@ -40,11 +36,12 @@ inline std::string bulk_statement(std::string_view head, std::size_t width, std:
   return sql;
 }
 
-// Calls fn(first, count) over [0, total) in chunks of the k_bulk_rows sizes, largest first.
+// Calls fn(first, count) over [0, total) in chunks of the limits::k_bulk_rows sizes, largest
+// first.
 template <class Fn>
 void for_each_chunk(std::size_t total, Fn fn) {
   std::size_t done = 0;
-  for (std::size_t chunk : k_bulk_rows) {
+  for (std::size_t chunk : limits::k_bulk_rows) {
     while (total - done >= chunk) {
       fn(done, chunk);
       done += chunk;
@@ -78,9 +75,10 @@ void query_in(Tx& tx, std::string_view head, const Params& leading,
 }
 
 // Runs `<head> VALUES ... <tail>` over every row of `values` (row after row, `width` values
-// each) in statements of k_bulk_rows rows, in order: an INSERT of many rows, or an UPDATE ...
-// FROM (VALUES ...) AS v whose columns are v.column1, v.column2, ... on both engines. Returns the
-// rows the statements changed (an INSERT ... ON CONFLICT DO NOTHING: the rows it inserted).
+// each) in statements of limits::k_bulk_rows rows, in order: an INSERT of many rows, or an
+// UPDATE ... FROM (VALUES ...) AS v whose columns are v.column1, v.column2, ... on both engines.
+// Returns the rows the statements changed (an INSERT ... ON CONFLICT DO NOTHING: the rows it
+// inserted).
 inline std::int64_t exec_many(Tx& tx, std::string_view head, std::size_t width,
                               std::string_view tail, std::span<const Value> values) {
   std::int64_t changed = 0;

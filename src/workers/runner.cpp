@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/ids.hpp"
+#include "core/limits.hpp"
 #include "core/log.hpp"
 #include "core/metrics.hpp"
 #include "core/thread_priority.hpp"
@@ -18,8 +19,6 @@ namespace tesoro::workers {
 namespace {
 
 constexpr std::string_view k_claim_lost = "job_claim_lost";
-// How often a worker giving way to requests looks whether they still write.
-constexpr std::chrono::milliseconds k_give_way_poll{1};
 
 std::string node_identity() {
   char host[256] = {};
@@ -45,7 +44,7 @@ struct Runner::Slot {
 };
 
 time::Micros backoff_micros(std::int64_t attempt) {
-  std::int64_t seconds = 1;
+  std::int64_t seconds = limits::k_job_backoff_first_seconds;
   for (std::int64_t i = 1; i < attempt && seconds < limits::k_job_backoff_max_seconds; ++i) {
     seconds *= 2;
   }
@@ -161,8 +160,8 @@ void Runner::give_way(Slot& slot, std::unique_lock<std::mutex>& lock,
   while (!slot.stopping && slot.yield_while()) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= until) return;
-    slot.wake.wait_until(lock, std::min(until, now + k_give_way_poll),
-                         [&] { return slot.stopping; });
+    const auto look_every = std::chrono::milliseconds(limits::k_give_way_poll_ms);
+    slot.wake.wait_until(lock, std::min(until, now + look_every), [&] { return slot.stopping; });
   }
 }
 

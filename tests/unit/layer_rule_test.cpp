@@ -162,12 +162,13 @@ TEST(LayerRule, FoldersIncludeOnlyTheLayersBelowThem) {
 
 namespace {
 
-// A limit's declaration: a constant named as a bound (max, min, limit, default, timeout, ttl, or
-// a duration in seconds or milliseconds) given a number.
+// A limit's declaration: a constant named as a bound (max, min, limit, default, timeout, ttl, a
+// duration in seconds or milliseconds, a poll, a count of characters, digits or rows) given a
+// number, by `=`, by braces or as the first of a list.
 std::vector<std::string> limits_in(const std::string& code) {
   static const std::regex k_limit(
-      R"re(constexpr\s+[\w:<>]+\s+)re"
-      R"re((k_\w*(_max|_min|_limit|_default|_timeout|_ttl|_seconds|_ms)\w*)\s*=\s*[0-9])re");
+      R"re(constexpr\s+[\w:<>, ]+?\s+(k_\w*(_max|_min|_limit|_default|_timeout|_ttl|_seconds|)re"
+      R"re(_ms|_poll|_chars|_digits|_rows)\w*)\s*(=\s*\{?|\{)\s*[0-9])re");
   return matches(code, k_limit, 1);
 }
 
@@ -178,6 +179,9 @@ TEST(LimitRule, TheScanRecognisesALimit) {
             std::vector<std::string>{"k_rule_values_max"});
   EXPECT_EQ(limits_in("constexpr std::int64_t k_hold_seconds = 7 * 24;").size(), 1u);
   EXPECT_EQ(limits_in("static constexpr int k_retry_ms_default = 5;").size(), 1u);
+  EXPECT_EQ(limits_in("constexpr std::chrono::milliseconds k_give_way_poll{1};").size(), 1u);
+  EXPECT_EQ(limits_in("inline constexpr std::array<std::size_t, 4> k_bulk_rows = {250, 1};"),
+            std::vector<std::string>{"k_bulk_rows"});
   EXPECT_TRUE(limits_in("constexpr std::size_t k_insert_width = 33;").empty());
   EXPECT_TRUE(limits_in("constexpr std::int64_t k_cap = limits::k_thing_max;").empty());
 }

@@ -2,6 +2,7 @@
 #include "api/context.hpp"
 #include "api/lists.hpp"
 #include "api/validation/fields.hpp"
+#include "core/limits.hpp"
 #include "domain/ledger/account_holders.hpp"
 
 namespace tesoro::api {
@@ -38,7 +39,7 @@ Result<ledger::NewAccountHolder> decode_new_account_holder(std::string_view body
   }
   // A required key whose value may be null (the contract: "string or null, required key").
   if (!reader.present("external_id")) problems.missing(reader.path("external_id"));
-  auto external_id = reader.patch_string("external_id", 255);
+  auto external_id = reader.patch_string("external_id", limits::k_external_id_max_chars);
   if (external_id.has_value() && external_id.value().empty()) {
     problems.invalid(reader.path("external_id"), "must not be empty (send null for none)");
   } else if (external_id.has_value()) {

@@ -4,6 +4,7 @@
 #include "api/ledger_json.hpp"
 #include "api/lists.hpp"
 #include "api/validation/readers.hpp"
+#include "core/limits.hpp"
 #include "domain/ledger/accounts.hpp"
 
 namespace tesoro::api {
@@ -18,7 +19,7 @@ Result<ledger::NewAccount> decode_new_account(std::string_view body,
   Problems problems;
   ObjectReader reader(parsed.value(), "", problems);
   ledger::NewAccount input;
-  auto name = reader.string("name", Need::required, 200);
+  auto name = reader.string("name", Need::required, limits::k_account_name_max_chars);
   if (name && name->empty()) problems.invalid("name", "must not be empty");
   input.name = name.value_or("");
   input.type = reader.one_of("type", Need::required, k_account_types).value_or("");

@@ -7,6 +7,7 @@
 #include "api/validation/readers.hpp"
 #include "core/ids.hpp"
 #include "core/json_writer.hpp"
+#include "core/limits.hpp"
 #include "domain/cards/authorization_decisions.hpp"
 #include "domain/cards/card_transactions.hpp"
 #include "http/later.hpp"
@@ -93,15 +94,17 @@ spending_controls::Merchant read_merchant(ObjectReader& parent, Problems& proble
   const json::object* object = parent.object("merchant", Need::required);
   if (!object) return merchant;
   ObjectReader reader(*object, parent.path("merchant"), problems);
-  merchant.name = required_text(reader, "name", 100, problems);
+  merchant.name = required_text(reader, "name", limits::k_name_max_chars, problems);
   auto mcc = reader.string("mcc", Need::required, 4);
   if (mcc && (mcc->size() != 4 || !is_digits(*mcc))) {
     problems.invalid(reader.path("mcc"), "must be four digits");
   }
   merchant.mcc = mcc.value_or("");
-  auto mid = reader.string("mid", Need::required, 15);
+  auto mid = reader.string("mid", Need::required, limits::k_merchant_id_max_chars);
   if (mid && (mid->empty() || !is_alphanumeric(*mid))) {
-    problems.invalid(reader.path("mid"), "must be 1 to 15 letters or digits");
+    problems.invalid(reader.path("mid"), "must be 1 to " +
+                                             std::to_string(limits::k_merchant_id_max_chars) +
+                                             " letters or digits");
   }
   merchant.mid = mid.value_or("");
   merchant.country = required_country(reader, "country", problems);

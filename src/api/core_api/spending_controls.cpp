@@ -127,7 +127,8 @@ std::optional<std::string> mid_problem(const std::string& value) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
       });
   if (alphanumeric) return std::nullopt;
-  return "must be a merchant id of 1 to 15 letters and digits";
+  return "must be a merchant id of 1 to " + std::to_string(limits::k_merchant_id_max_chars) +
+         " letters and digits";
 }
 
 std::optional<std::string> card_usage_problem(const std::string& value) {

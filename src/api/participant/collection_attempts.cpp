@@ -6,6 +6,7 @@
 #include "api/validation/fields.hpp"
 #include "api/validation/readers.hpp"
 #include "core/json_writer.hpp"
+#include "core/limits.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 
@@ -17,7 +18,7 @@ collections::Payer read_payer(ObjectReader& parent, Problems& problems) {
   if (!object) return collections::random_payer();
   ObjectReader reader(*object, parent.path("payer"), problems);
   collections::Payer payer;
-  payer.name = required_text(reader, "name", 100, problems);
+  payer.name = required_text(reader, "name", limits::k_name_max_chars, problems);
   payer.document_type = required_document_type(reader, "document_type");
   payer.document_number = required_document_number(reader, "document_number", problems);
   reader.reject_unknown();

@@ -20,7 +20,7 @@ const char* const k_limit_fields[] = {"minimum_attempt_amount", "maximum_attempt
 
 std::optional<time::Micros> read_time(ObjectReader& reader, std::string_view key,
                                       Problems& problems) {
-  auto text = reader.string(key, Need::optional, 64);
+  auto text = reader.string(key, Need::optional, limits::k_date_time_field_max_chars);
   if (!text) return std::nullopt;
   auto at = time::parse_iso(*text);
   if (!at) problems.invalid(reader.path(key), "must be an ISO 8601 date-time with a zone");

@@ -1,6 +1,7 @@
 #include "api/validation/fields.hpp"
 
 #include "core/email.hpp"
+#include "core/limits.hpp"
 
 namespace tesoro::api {
 
@@ -52,7 +53,7 @@ std::string required_country(ObjectReader& reader, std::string_view key, Problem
 
 std::optional<std::string> read_email(ObjectReader& reader, std::string_view key, Need need,
                                       Problems& problems) {
-  auto email = reader.string(key, need, 254);
+  auto email = reader.string(key, need, limits::k_email_max_chars);
   if (email && !is_email(*email)) problems.invalid(reader.path(key), "must be an email address");
   return email;
 }
@@ -72,7 +73,7 @@ std::string required_document_type(ObjectReader& reader, std::string_view key) {
 
 std::string required_document_number(ObjectReader& reader, std::string_view key,
                                      Problems& problems) {
-  return required_text(reader, key, 30, problems);
+  return required_text(reader, key, limits::k_document_number_max_chars, problems);
 }
 
 std::optional<ledger::Address> read_address(ObjectReader& parent, std::string_view key, Need need,
@@ -81,13 +82,13 @@ std::optional<ledger::Address> read_address(ObjectReader& parent, std::string_vi
   if (!object) return std::nullopt;
   ObjectReader reader(*object, parent.path(key), problems);
   ledger::Address address;
-  address.city = required_text(reader, "city", 100, problems);
+  address.city = required_text(reader, "city", limits::k_address_city_max_chars, problems);
   address.country = required_country(reader, "country", problems);
-  address.line_1 = required_text(reader, "line_1", 200, problems);
-  address.line_2 = reader.string("line_2", Need::optional, 200);
-  address.state = required_text(reader, "state", 100, problems);
-  address.zip_code = required_text(reader, "zip_code", 20, problems);
-  address.extra = reader.string("extra", Need::optional, 200);
+  address.line_1 = required_text(reader, "line_1", limits::k_address_line_max_chars, problems);
+  address.line_2 = reader.string("line_2", Need::optional, limits::k_address_line_max_chars);
+  address.state = required_text(reader, "state", limits::k_address_state_max_chars, problems);
+  address.zip_code = required_text(reader, "zip_code", limits::k_zip_code_max_chars, problems);
+  address.extra = reader.string("extra", Need::optional, limits::k_address_line_max_chars);
   reader.reject_unknown();
   return address;
 }
@@ -101,10 +102,11 @@ std::optional<ledger::Person> read_person(ObjectReader& parent, std::string_view
   person.country_code = required_country(reader, "country_code", problems);
   person.document_number = required_document_number(reader, "document_number", problems);
   person.document_type = required_document_type(reader, "document_type");
-  person.first_name = required_text(reader, "first_name", 100, problems);
-  person.middle_name = reader.string("middle_name", Need::optional, 100);
-  person.last_name = required_text(reader, "last_name", 100, problems);
-  person.second_last_name = reader.string("second_last_name", Need::optional, 100);
+  person.first_name = required_text(reader, "first_name", limits::k_name_max_chars, problems);
+  person.middle_name = reader.string("middle_name", Need::optional, limits::k_name_max_chars);
+  person.last_name = required_text(reader, "last_name", limits::k_name_max_chars, problems);
+  person.second_last_name =
+      reader.string("second_last_name", Need::optional, limits::k_name_max_chars);
   person.person_type = reader.one_of("person_type", Need::required, person_types()).value_or("");
   reader.reject_unknown();
   return person;
@@ -136,7 +138,8 @@ std::optional<ledger::Metadata> read_metadata(ObjectReader& parent, std::string_
   const json::object* object = parent.object(key, Need::optional);
   if (!object) return std::nullopt;
   if (object->size() > static_cast<std::size_t>(limits::k_metadata_keys_max)) {
-    problems.invalid(parent.path(key), "must have at most 50 keys");
+    problems.invalid(parent.path(key),
+                     "must have at most " + std::to_string(limits::k_metadata_keys_max) + " keys");
     return std::nullopt;
   }
   ledger::Metadata metadata;
@@ -144,10 +147,15 @@ std::optional<ledger::Metadata> read_metadata(ObjectReader& parent, std::string_
     std::string path = parent.path(key) + "." + std::string(entry.key());
     auto text = metadata_text(entry.value(), path, problems);
     if (!text) continue;
-    if (entry.key().empty() || utf8_length(entry.key()) > 100 || !is_clean_text(entry.key())) {
-      problems.invalid(path, "keys must have 1 to 100 printable characters");
-    } else if (utf8_length(*text) > 500 || !is_clean_text(*text)) {
-      problems.invalid(path, "must be printable text of at most 500 characters");
+    if (entry.key().empty() || utf8_length(entry.key()) > limits::k_metadata_key_max_chars ||
+        !is_clean_text(entry.key())) {
+      problems.invalid(path, "keys must have 1 to " +
+                                 std::to_string(limits::k_metadata_key_max_chars) +
+                                 " printable characters");
+    } else if (utf8_length(*text) > limits::k_metadata_value_max_chars || !is_clean_text(*text)) {
+      problems.invalid(path, "must be printable text of at most " +
+                                 std::to_string(limits::k_metadata_value_max_chars) +
+                                 " characters");
     } else {
       metadata.emplace_back(std::string(entry.key()), std::move(*text));
     }

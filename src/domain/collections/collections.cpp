@@ -9,6 +9,7 @@
 #include "core/crypto.hpp"
 #include "core/email.hpp"
 #include "core/ids.hpp"
+#include "core/limits.hpp"
 #include "core/money.hpp"
 #include "domain/tenant_clock/tenant_clock.hpp"
 #include "domain/events/events.hpp"
@@ -402,28 +403,42 @@ Result<std::string> normalize_key(const std::string& type, const std::string& va
   if (type == "email") {
     std::string lower = value;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.size() <= 100 && email::is_email(lower)) return lower;
-    return errors::validation("an email key is an email address of at most 100 characters",
+    if (lower.size() <= limits::k_email_key_max_chars && email::is_email(lower)) return lower;
+    return errors::validation("an email key is an email address of at most " +
+                                  std::to_string(limits::k_email_key_max_chars) + " characters",
                               std::nullopt);
   }
   if (type == "alphanumeric") {
     std::string upper = value;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const bool shaped = upper.size() >= 4 && upper.size() <= 21 && upper[0] == '@' &&
+    const bool shaped = upper.size() >= 1 + limits::k_alphanumeric_key_min_chars &&
+                        upper.size() <= 1 + limits::k_alphanumeric_key_max_chars &&
+                        upper[0] == '@' &&
                         std::all_of(upper.begin() + 1, upper.end(), [](char c) {
                           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
                         });
     if (shaped) return upper;
-    return errors::validation("an alphanumeric key is @ followed by 3 to 20 letters or digits",
+    return errors::validation("an alphanumeric key is @ followed by " +
+                                  std::to_string(limits::k_alphanumeric_key_min_chars) + " to " +
+                                  std::to_string(limits::k_alphanumeric_key_max_chars) +
+                                  " letters or digits",
                               std::nullopt);
   }
+  // A key of digits only, `min` to `max` of them; `named` says which in the refusal.
+  auto digits_key = [&](std::string_view named, std::size_t min,
+                        std::size_t max) -> Result<std::string> {
+    if (all_digits(min, max)) return value;
+    return errors::validation(std::string(named) + " is " + std::to_string(min) + " to " +
+                                  std::to_string(max) + " digits",
+                              std::nullopt);
+  };
   if (type == "identification") {
-    if (all_digits(5, 15)) return value;
-    return errors::validation("an identification key is 5 to 15 digits", std::nullopt);
+    return digits_key("an identification key", limits::k_identification_key_min_digits,
+                      limits::k_identification_key_max_digits);
   }
   if (type == "merchant_code") {
-    if (all_digits(4, 20)) return value;
-    return errors::validation("a merchant_code key is 4 to 20 digits", std::nullopt);
+    return digits_key("a merchant_code key", limits::k_merchant_code_key_min_digits,
+                      limits::k_merchant_code_key_max_digits);
   }
   return errors::validation(
       "the key type must be one of identification, cellphone, email, alphanumeric, merchant_code",

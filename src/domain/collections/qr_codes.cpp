@@ -82,7 +82,8 @@ Status check_amount(const Collection& collection, const QrRequest& request) {
     return errors::of(ErrorCode::amount_out_of_range, "amount.amount",
                       "a QR code's amount is at most " +
                           money::display(emvco::k_amount_max_minor, collection.currency) +
-                          " (tag 54 holds 13 characters)");
+                          " (tag 54 holds " + std::to_string(emvco::k_amount_max_chars) +
+                          " characters)");
   }
   if (amount > collection.remaining()) {
     return errors::of(ErrorCode::amount_out_of_range, "amount.amount",

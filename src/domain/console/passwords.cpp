@@ -87,7 +87,7 @@ std::string hash_password(std::string_view password) {
 bool verify_password(std::string_view password, std::string_view stored) {
   auto parsed = parse(stored);
   if (!parsed || parsed->log2_n < 1 || parsed->log2_n > limits::k_console_scrypt_log2_n_max ||
-      parsed->hash.size() > 64) {
+      parsed->hash.size() > limits::k_console_stored_hash_max_bytes) {
     return false;
   }
   // OpenSSL refuses parameters whose memory would pass the maximum (r and p included).

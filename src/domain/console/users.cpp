@@ -24,8 +24,10 @@ std::string normalise_email(std::string_view email) {
 }
 
 std::optional<Error> check_email(std::string_view email, const std::string& path) {
-  if (email.size() > limits::k_console_email_max_chars || !email::is_email(email)) {
-    return errors::validation("must be an email address of at most 254 characters", path);
+  if (email.size() > limits::k_email_max_chars || !email::is_email(email)) {
+    return errors::validation("must be an email address of at most " +
+                                  std::to_string(limits::k_email_max_chars) + " characters",
+                              path);
   }
   for (char c : email) {
     if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/crypto.hpp"
+#include "core/limits.hpp"
 #include "domain/collections/attempts.hpp"
 #include "domain/collections/collections.hpp"
 #include "domain/ledger/accounts.hpp"
@@ -122,10 +123,17 @@ Error no_creditor(std::string_view path, const Candidate& key) {
 }
 
 Error not_a_key(std::string_view path) {
-  return not_found(path, "is not a key of any type: an identification (5 to 15 digits), a "
-                         "cellphone (10 digits starting with 3), an email, an alphanumeric "
-                         "key (@ and 3 to 20 letters or digits) or a merchant code (4 to 20 "
-                         "digits)");
+  using std::to_string;
+  return not_found(path, "is not a key of any type: an identification (" +
+                             to_string(limits::k_identification_key_min_digits) + " to " +
+                             to_string(limits::k_identification_key_max_digits) +
+                             " digits), a cellphone (10 digits starting with 3), an email, an "
+                             "alphanumeric key (@ and " +
+                             to_string(limits::k_alphanumeric_key_min_chars) + " to " +
+                             to_string(limits::k_alphanumeric_key_max_chars) +
+                             " letters or digits) or a merchant code (" +
+                             to_string(limits::k_merchant_code_key_min_digits) + " to " +
+                             to_string(limits::k_merchant_code_key_max_digits) + " digits)");
 }
 
 // A key of a known type as the directory holds it (normalised; a cellphone also written +57...).

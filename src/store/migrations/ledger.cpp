@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "store/migrations/migrations.hpp"
 #include "store/store.hpp"
 
@@ -106,7 +107,7 @@ void number_postings(Tx& tx) {
         positions.push_back(std::move(value));
       }
     }
-    if (positions.size() >= 6 * 10000) flush();
+    if (positions.size() >= 6 * limits::k_migration_rows_per_flush) flush();
     first = end;
   }
   flush();

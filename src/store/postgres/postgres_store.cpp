@@ -163,10 +163,22 @@ class Connection {
     static const char* const k_keywords[] = {"connect_timeout", "keepalives", "keepalives_idle",
                                              "keepalives_interval", "keepalives_count",
                                              "tcp_user_timeout", "options", "dbname", nullptr};
-    const char* values[] = {"5", "1", "10", "5", "3", "15000",
-                            "-c synchronous_commit=on -c statement_timeout=30000 "
-                            "-c default_transaction_isolation=read\\ committed",
-                            url_.c_str(), nullptr};
+    static const std::string k_connect_timeout =
+        std::to_string(limits::k_pg_connect_timeout_seconds);
+    static const std::string k_keepalives_idle =
+        std::to_string(limits::k_pg_keepalives_idle_seconds);
+    static const std::string k_keepalives_interval =
+        std::to_string(limits::k_pg_keepalives_interval_seconds);
+    static const std::string k_keepalives_count = std::to_string(limits::k_pg_keepalives_count);
+    static const std::string k_tcp_user_timeout = std::to_string(limits::k_pg_tcp_user_timeout_ms);
+    static const std::string k_options = "-c synchronous_commit=on -c statement_timeout=" +
+                                         std::to_string(limits::k_pg_statement_timeout_ms) +
+                                         " -c default_transaction_isolation=read\\ committed";
+    const char* values[] = {k_connect_timeout.c_str(),     "1",
+                            k_keepalives_idle.c_str(),     k_keepalives_interval.c_str(),
+                            k_keepalives_count.c_str(),    k_tcp_user_timeout.c_str(),
+                            k_options.c_str(),             url_.c_str(),
+                            nullptr};
     conn_ = PQconnectdbParams(k_keywords, values, /*expand_dbname=*/1);
     if (PQstatus(conn_) != CONNECTION_OK) {
       std::string message = PQerrorMessage(conn_);
@@ -594,7 +606,8 @@ class Connection {
         continue;
       }
       pollfd socket{PQsocket(conn_), POLLIN, 0};
-      ::poll(&socket, 1, cancelled ? 1'000 : static_cast<int>(left.count()));
+      ::poll(&socket, 1,
+             cancelled ? limits::k_pg_commit_cancelled_poll_ms : static_cast<int>(left.count()));
     }
   }
 
@@ -716,7 +729,8 @@ class PostgresStore final : public Store {
         metrics::count_store_retry();
         log::write(log::Level::info, "store.retry",
                    {{"state", failure.state()}, {"attempt", attempt}});
-        std::this_thread::sleep_for(std::chrono::milliseconds(2 * attempt));
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(limits::k_pg_unit_retry_backoff_ms * attempt));
       }
     }
   }

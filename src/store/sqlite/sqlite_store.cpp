@@ -67,7 +67,8 @@ class Connection {
     } else {
       // Random identifiers spread inserts over many index pages: the writer keeps them in memory
       // rather than re-reading them from the OS cache on every commit.
-      exec_plain("PRAGMA cache_size=-65536");
+      exec_plain(("PRAGMA cache_size=-" + std::to_string(limits::k_sqlite_writer_cache_kib))
+                     .c_str());
     }
     // Savepoint journals (two per write unit) stay in memory instead of a temporary file.
     exec_plain("PRAGMA temp_store=MEMORY");
@@ -238,7 +239,7 @@ class SqliteStore final : public Store {
         commit_batch_max_(std::clamp<std::size_t>(options.commit_batch_max, 1,
                                                   limits::k_commit_batch_max)),
         wal_restart_frames_(std::max<std::int64_t>(options.wal_restart_frames, 1)),
-        next_writer_restart_frames_(2 * wal_restart_frames_) {
+        next_writer_restart_frames_(limits::k_wal_writer_restart_factor * wal_restart_frames_) {
     std::error_code ignored;
     std::filesystem::create_directories(options.data_dir, ignored);
     writer_connection_ = std::make_unique<Connection>(path_, false);
@@ -453,8 +454,8 @@ class SqliteStore final : public Store {
         connection->run("PRAGMA wal_checkpoint(PASSIVE)", {}, &result);
         // Under steady traffic some reader always holds an old snapshot, so the WAL would never
         // start over and would grow without bound: past a size, wait briefly for the readers
-        // (requests' reads take a few milliseconds) and restart it. Giving up at once, as this
-        // did before, almost never found a moment without readers under load.
+        // (requests' reads take a few milliseconds) and restart it: under load there is almost
+        // never a moment without readers to find by giving up at once.
         if (!result.empty() && result.front().integer(1) > wal_restart_frames_) {
           connection->restart_wal(limits::k_wal_restart_wait_ms, 0);
         }
@@ -494,9 +495,9 @@ class SqliteStore final : public Store {
   // to back (the network processor's chunks of transfers) almost never leaves free for its short
   // wait: the WAL then grows as long as the load lasts, and every commit extends the file. So
   // the writer restarts it itself, between two commits, once it holds twice the restart size
-  // (the checkpointer has already copied most of it). It waits for readers as briefly; while a
-  // long reader keeps it from restarting, it tries again each time the WAL has grown by the
-  // restart size.
+  // (limits::k_wal_writer_restart_factor; the checkpointer has already copied most of it). It
+  // waits for readers as briefly; while a long reader keeps it from restarting, it tries again
+  // each time the WAL has grown by the restart size.
   void restart_outgrown_wal() {
     if (wal_frames_ < next_writer_restart_frames_) return;
     bool restarted = false;
@@ -507,7 +508,8 @@ class SqliteStore final : public Store {
       log::write(log::Level::warn, "store.checkpoint_failed", {{"what", failure.what()}});
     }
     next_writer_restart_frames_ =
-        restarted ? 2 * wal_restart_frames_ : wal_frames_ + wal_restart_frames_;
+        restarted ? limits::k_wal_writer_restart_factor * wal_restart_frames_
+                  : wal_frames_ + wal_restart_frames_;
   }
 
   // Runs each unit in its own savepoint, then commits once: one fsync for the whole group.
