@@ -1,5 +1,8 @@
 #include "api/context.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "store/idempotency.hpp"
 
 namespace tesoro::api {
@@ -146,6 +149,28 @@ http::Response Context::write(const std::function<Result<http::Response>(store::
       });
   if (!found.ok() || !found.value()) return error(errors::idempotency_key_in_use());
   return answer_stored(*found.value());
+}
+
+Result<std::string> bearer_credential(const std::string* header, auth::Surface surface) {
+  if (!header) return auth::unauthenticated(surface, auth::Refusal::no_header, "");
+  std::string_view text = *header;
+  std::size_t space = text.find(' ');
+  std::string scheme(text.substr(0, std::min(space, text.size())));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme != "bearer") {
+    // The scheme's name is no secret (what follows it may be).
+    return auth::unauthenticated(
+        surface, auth::Refusal::other_scheme,
+        "scheme " + auth::printable(std::string_view(scheme).substr(
+                        0, limits::k_refused_scheme_shown_bytes)));
+  }
+  std::string_view token = space == std::string_view::npos ? "" : text.substr(space + 1);
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  if (token.empty() || token.size() > limits::k_credential_max_bytes) {
+    return auth::unauthenticated(surface, auth::Refusal::malformed, auth::credential_hint(token));
+  }
+  return std::string(token);
 }
 
 }  // namespace tesoro::api

@@ -181,6 +181,12 @@ struct DetachedContext {
 // console: a console session's cookie (the console's own routes under /console/api/), with the
 // CSRF token on every state change.
 enum class AuthKind { none, core, participant, console };
+
+// The bearer credential of an Authorization header's value (nullptr: no header), or the 401
+// when there is none: no header, another scheme (Basic, ...: no credential for RFC 6750), or
+// an empty or oversized one.
+Result<std::string> bearer_credential(const std::string* authorization_header,
+                                      auth::Surface surface);
 using Handler = http::Response (*)(Context&);
 
 struct RouteSpec {

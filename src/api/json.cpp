@@ -19,7 +19,7 @@ namespace {
 // finds the first key that appears twice in one object on the way: Boost.JSON keeps the last of
 // two equal keys silently, and an ambiguous request must be refused rather than guessed at. One
 // pass instead of a parse and then a second pass to look for duplicates, which for a batch of
-// 1,000 transfers (146 KB) had cost as much as the parse. The keys of each open object are kept
+// 1,000 transfers (146 KB) costs as much as the parse. The keys of each open object are kept
 // in strings reused from object to object at that depth and compared in turn, which for a
 // request's few keys per object costs less than a set's allocations (a batch has 7,000 keys);
 // an object past k_keys_compared_in_turn keys is checked through a set as well, so that one with
@@ -195,7 +195,13 @@ std::string loggable_path(std::string_view target) {
 std::string www_authenticate(const Challenge& challenge) {
   if (challenge.scheme == Challenge::Scheme::basic) return "Basic realm=\"tesoro\"";
   std::string header = "Bearer realm=\"tesoro\"";
-  if (!challenge.token_error.empty()) header += ", error=\"" + challenge.token_error + "\"";
+  switch (challenge.token_error) {
+    case Challenge::TokenError::none: break;
+    case Challenge::TokenError::invalid_token: header += ", error=\"invalid_token\""; break;
+    case Challenge::TokenError::insufficient_scope:
+      header += ", error=\"insufficient_scope\"";
+      break;
+  }
   if (!challenge.scope.empty()) header += ", scope=\"" + challenge.scope + "\"";
   return header;
 }

@@ -360,14 +360,8 @@ bool App::reads_store(const http::Request& request) const {
          routes_[match.route_index].touches_store;
 }
 
-bool App::runs_inline(const http::Request& request) const {
-  if (request.method != "GET" && request.method != "HEAD") return false;
-  return store_->engine() == store::Engine::sqlite || !reads_store(request);
-}
-
 std::optional<http::Response> App::handle_inline(http::Request& request) {
   if (request.method != "GET" && request.method != "HEAD") return std::nullopt;
-  // The route matched once here (runs_inline's rule, without matching it twice).
   if (!reads_store(request)) return handle(request);
   if (store_->engine() != store::Engine::sqlite) return std::nullopt;
   // Every reader busy (the workers' and the batches' reads): a worker waits for one instead.
@@ -387,13 +381,13 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
   if (route.auth == api::AuthKind::none) return std::nullopt;
   auth::Surface surface =
       route.auth == api::AuthKind::participant ? auth::Surface::participant : auth::Surface::core;
-  auto credential = auth::bearer_credential(context.request.header("authorization"), surface);
+  auto credential = api::bearer_credential(context.request.header("authorization"), surface);
   if (!credential) return credential.error();
   const std::string& environment = config_.environment;
-  const std::optional<auth::CredentialLookup> lookup =
-      kept ? auth::lookup_of(surface, credential.value()) : std::nullopt;
+  auto lookup = auth::lookup_of(surface, credential.value());
+  if (!lookup) return lookup.error();
   std::optional<auth::Principal> known =
-      lookup ? credentials_.find(lookup->key_hash) : std::nullopt;
+      kept ? credentials_.find(lookup->key_hash) : std::nullopt;
   if (known) {
     // The row must still give this principal, read in the first unit's round trip; when it
     // does not, the request runs again from a lookup (dispatch), which answers what it gives.
@@ -409,11 +403,12 @@ std::optional<Error> App::authenticate(api::Context& context, const api::RouteSp
     context.principal = std::move(known);
   } else {
     auto principal = store_->read_single<auth::Principal>([&](store::Tx& tx) {
-      return auth::authenticate(tx, surface, credential.value(), environment, clock_.now());
+      return auth::authenticate(tx, surface, credential.value(), lookup.value(), environment,
+                                clock_.now());
     });
     if (!principal) return principal.error();
     context.principal = std::move(principal).value();
-    if (lookup) credentials_.keep(lookup->key_hash, *context.principal);
+    if (kept) credentials_.keep(lookup->key_hash, *context.principal);
   }
   if (route.scope.empty()) return std::nullopt;
   if (surface == auth::Surface::participant) {
@@ -459,14 +454,8 @@ http::Response App::dispatch(api::Context& context, const api::RouteSpec& route)
   http::Response response;
   try {
     response = respond(context, route, denied);
-    // A kept principal is checked before anything is answered, even where no unit ran: one
-    // statement carries the check.
-    if (check && !check->done()) {
-      (void)store_->read_single<bool>([](store::Tx& tx) -> Result<bool> {
-        tx.query("SELECT 1");
-        return true;
-      });
-    }
+    // A kept principal is checked before anything is answered, even where no unit ran.
+    if (check) store_->send_pending_check();
   } catch (const store::CheckFailed&) {
     // The kept principal no longer holds, and nothing of the request was done: answer it as if
     // the principal had never been kept, from a lookup.

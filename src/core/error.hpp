@@ -98,9 +98,11 @@ constexpr bool one_row_per_code_in_order(const Rows& rows) {
 // endpoint's client credentials RFC 7617. api/ says it as WWW-Authenticate.
 struct Challenge {
   enum class Scheme { bearer, basic };
+  // A bearer challenge's error (RFC 6750 section 3.1): none when no bearer credential was sent.
+  enum class TokenError { none, invalid_token, insufficient_scope };
   Scheme scheme = Scheme::bearer;
-  std::string token_error;  // bearer: empty, invalid_token or insufficient_scope
-  std::string scope;        // insufficient_scope: the scope the route needs
+  TokenError token_error = TokenError::none;
+  std::string scope;  // insufficient_scope: the scope the route needs
 };
 
 // What refused a request or an operation, as the domain says it: a code of the catalog above
@@ -133,7 +135,7 @@ struct ErrorKind {
   std::string_view summary;
 };
 
-// The whole catalog, in enum order.
+// The whole catalog, in enum order (for tests: ErrorCatalog holds it to the description).
 std::span<const ErrorKind> error_catalog();
 const ErrorKind& error_kind(ErrorCode code);
 

@@ -94,6 +94,11 @@ void Store::run_after_commit(std::vector<Tx::Hook>& hooks, const std::vector<std
   for (const std::string& topic : topics) listener_(topic);
 }
 
+void Store::send_pending_check() {
+  if (!ArmedCheck::pending()) return;
+  run_read_single([](Tx& tx) { tx.query("SELECT 1"); });
+}
+
 bool Store::ping() {
   try {
     run_read([](Tx& tx) { tx.query("SELECT 1"); });

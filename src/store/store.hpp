@@ -171,7 +171,7 @@ class Tx {
   }
   virtual Engine engine() const = 0;
   // Appends rows to a table: `table_columns` is "table (column, ...)", `values` hold `width` a
-  // row, row after row. SQLite runs INSERT statements of store::k_bulk_rows rows; PostgreSQL
+  // row, row after row. SQLite runs INSERT statements of limits::k_bulk_rows rows; PostgreSQL
   // reads many rows in one COPY ... FROM STDIN, which costs its backend about a quarter less
   // CPU a row than those statements, and a few (at most limits::k_pg_deferred_insert_rows) in
   // one INSERT sent as exec_later sends it (a COPY is a round trip of its own, and for a row or
@@ -215,6 +215,10 @@ class Store {
   virtual bool carries_checks() const { return false; }
   // True when the database answers a trivial query.
   bool ping();
+  // Sends the check armed on the calling thread now, when one is pending (a request answered
+  // before any unit ran): one statement carries it. Throws CheckFailed when it does not hold,
+  // StoreError when the database cannot be asked.
+  void send_pending_check();
   // Readiness (GET /readyz): whether a write unit could commit now. SQLite: ping(). PostgreSQL:
   // checked on a pooled connection, the kind a write uses: the server is a primary (not in
   // recovery) whose synchronous standbys, when synchronous_standby_names names any, are

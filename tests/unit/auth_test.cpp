@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "api/context.hpp"
 #include "api/error_status.hpp"
 #include "api/json.hpp"
 #include "app/credential_cache.hpp"
@@ -136,17 +137,17 @@ TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
   auto www_authenticate = [](const Error& error) {
     return error.challenge ? api::www_authenticate(*error.challenge) : std::string();
   };
-  auto missing = auth::bearer_credential(nullptr, auth::Surface::participant);
+  auto missing = api::bearer_credential(nullptr, auth::Surface::participant);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().first_code(), "missing_authorization_header");
   EXPECT_EQ(www_authenticate(missing.error()), "Bearer realm=\"tesoro\"");
   std::string basic = "Basic YTpi";
-  auto other_scheme = auth::bearer_credential(&basic, auth::Surface::core);
+  auto other_scheme = api::bearer_credential(&basic, auth::Surface::core);
   ASSERT_FALSE(other_scheme.ok());
   EXPECT_EQ(other_scheme.error().first_code(), "expired_token");
   EXPECT_EQ(www_authenticate(other_scheme.error()), "Bearer realm=\"tesoro\"");
   std::string empty = "Bearer  ";
-  auto malformed = auth::bearer_credential(&empty, auth::Surface::core);
+  auto malformed = api::bearer_credential(&empty, auth::Surface::core);
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(www_authenticate(malformed.error()),
             "Bearer realm=\"tesoro\", error=\"invalid_token\"");
@@ -160,7 +161,7 @@ TEST(Credentials, BearerCredentialRefusalsFollowRfc6750) {
   EXPECT_EQ(www_authenticate(auth::oauth_error(ErrorCode::invalid_scope, "no such scope")), "")
       << "a 400 of the token endpoint challenges nothing";
   std::string good = "bearer  sk_sandbox_x ";
-  auto credential = auth::bearer_credential(&good, auth::Surface::core);
+  auto credential = api::bearer_credential(&good, auth::Surface::core);
   ASSERT_TRUE(credential.ok());
   EXPECT_EQ(credential.value(), "sk_sandbox_x");
 }

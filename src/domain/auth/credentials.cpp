@@ -153,7 +153,9 @@ std::string join_scopes(const std::vector<std::string>& scopes, char separator) 
 Result<std::string> create_tenant(store::Tx& tx, std::string_view name,
                                   std::string_view environment, time::Micros now) {
   if (name.empty() || name.size() > limits::k_string_max_chars) {
-    return errors::validation("tenant name must have 1 to 1024 characters", "name");
+    return errors::validation(
+        "tenant name must have 1 to " + std::to_string(limits::k_string_max_chars) + " characters",
+        "name");
   }
   if (environment != "sandbox" && environment != "production") {
     return errors::validation("environment must be sandbox or production", "environment");
@@ -317,18 +319,6 @@ Result<ClientSummary> revoke_client(store::Tx& tx, std::string_view client_id, t
 
 namespace {
 
-// Why a request is not authenticated: each has its 401 message and its word in the log.
-enum class Refusal {
-  no_header,          // no Authorization header
-  other_scheme,       // Authorization with another scheme than Bearer (Basic, ...)
-  malformed,          // Bearer with nothing, or with text of no credential's shape
-  unknown,            // the shape of a credential, but none has that secret
-  revoked,            // a revoked API key, access token, or OAuth client
-  expired,            // an access token past its lifetime
-  wrong_surface,      // an API key on /api/v1, an access token on /v1
-  other_environment,  // a credential of another environment than the server's
-};
-
 struct RefusalText {
   const char* log_reason;
   const char* core_message;
@@ -355,7 +345,8 @@ const RefusalText& refusal_text(Refusal refusal) {
   return k_texts[static_cast<std::size_t>(refusal)];
 }
 
-// Text fit for a log field: every byte outside printable ASCII becomes '?'.
+}  // namespace
+
 std::string printable(std::string_view text) {
   std::string out(text);
   for (char& c : out) {
@@ -364,7 +355,6 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-// The 401 of `refusal`; `credential` is what the log may name it by (never the secret).
 Error unauthenticated(Surface surface, Refusal refusal, std::string credential) {
   const RefusalText& text = refusal_text(refusal);
   bool participant = surface == Surface::participant;
@@ -375,11 +365,16 @@ Error unauthenticated(Surface surface, Refusal refusal, std::string credential) 
                            participant ? text.participant_message : text.core_message);
   // RFC 6750 section 3.1: no error code when the request carried no bearer credential at all.
   bool sent_bearer = refusal != Refusal::no_header && refusal != Refusal::other_scheme;
-  error.challenge = Challenge{Challenge::Scheme::bearer, sent_bearer ? "invalid_token" : "", ""};
+  error.challenge =
+      Challenge{Challenge::Scheme::bearer,
+                sent_bearer ? Challenge::TokenError::invalid_token : Challenge::TokenError::none,
+                ""};
   error.log_fields.emplace_back("auth_reason", text.log_reason);
   if (!credential.empty()) error.log_fields.emplace_back("credential", std::move(credential));
   return error;
 }
+
+namespace {
 
 constexpr const char* k_api_key_lookup =
     "SELECT k.tenant_id, k.id, k.scopes, k.environment, k.revoked_at, k.key_prefix, "
@@ -451,28 +446,8 @@ std::string credential_hint(std::string_view credential) {
   return printable(credential.substr(0, prefix + 4));
 }
 
-Result<std::string> bearer_credential(const std::string* header, Surface surface) {
-  if (!header) return unauthenticated(surface, Refusal::no_header, "");
-  std::string_view text = *header;
-  std::size_t space = text.find(' ');
-  std::string scheme(text.substr(0, std::min(space, text.size())));
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer") {
-    // The scheme's name is no secret (what follows it may be).
-    return unauthenticated(surface, Refusal::other_scheme,
-                           "scheme " + printable(std::string_view(scheme).substr(0, 16)));
-  }
-  std::string_view token = space == std::string_view::npos ? "" : text.substr(space + 1);
-  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
-  if (token.empty() || token.size() > limits::k_credential_max_bytes) {
-    return unauthenticated(surface, Refusal::malformed, credential_hint(token));
-  }
-  return std::string(token);
-}
-
-std::optional<CredentialLookup> lookup_of(Surface surface, std::string_view credential) {
-  if (refused_by_form(surface, credential)) return std::nullopt;
+Result<CredentialLookup> lookup_of(Surface surface, std::string_view credential) {
+  if (auto refused = refused_by_form(surface, credential)) return *refused;
   return CredentialLookup{surface == Surface::core ? k_api_key_lookup : k_access_token_lookup,
                           crypto::sha256_hex(credential)};
 }
@@ -486,8 +461,14 @@ Result<Principal> principal_of(Surface surface, std::string_view credential,
 
 Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
                                std::string_view environment, time::Micros now) {
-  if (auto refused = refused_by_form(surface, credential)) return *refused;
-  const CredentialLookup lookup = *lookup_of(surface, credential);
+  auto lookup = lookup_of(surface, credential);
+  if (!lookup) return lookup.error();
+  return authenticate(tx, surface, credential, lookup.value(), environment, now);
+}
+
+Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
+                               const CredentialLookup& lookup, std::string_view environment,
+                               time::Micros now) {
   return principal_of(surface, credential, tx.query_one(lookup.sql, {lookup.key_hash}),
                       environment, now);
 }
@@ -495,7 +476,8 @@ Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view 
 Error insufficient_scope(const Principal& principal, const std::string& needed_scope) {
   Error error =
       errors::of(ErrorCode::not_authorized, std::nullopt, "requires scope " + needed_scope);
-  error.challenge = Challenge{Challenge::Scheme::bearer, "insufficient_scope", needed_scope};
+  error.challenge = Challenge{Challenge::Scheme::bearer, Challenge::TokenError::insufficient_scope,
+                              needed_scope};
   error.log_fields.emplace_back("auth_reason", "insufficient_scope");
   error.log_fields.emplace_back("credential",
                                 principal.key_prefix.empty()
@@ -508,7 +490,7 @@ Error oauth_error(ErrorCode code, std::string description) {
   Error result = errors::of(code, std::nullopt, std::move(description));
   result.oauth = true;
   // The one code answered 401: the client failed to authenticate (RFC 6749 section 5.2).
-  if (code == ErrorCode::invalid_client) result.challenge = Challenge{Challenge::Scheme::basic, "", ""};
+  if (code == ErrorCode::invalid_client) result.challenge = Challenge{Challenge::Scheme::basic, {}, ""};
   return result;
 }
 

@@ -135,22 +135,38 @@ Result<ClientSummary> revoke_client(store::Tx& tx, std::string_view client_id, t
 // (`error="invalid_token"` only when a bearer credential was sent; RFC 6750 section 3.1), and
 // gives its log line the reason and the credential's public id or prefix, never the secret.
 //
-// The bearer credential of an Authorization header, or the 401 when there is none: no header,
-// another scheme (Basic, ...: no credential for RFC 6750), or an empty or oversized one.
-Result<std::string> bearer_credential(const std::string* authorization_header, Surface surface);
-// The principal of an API key (core) or an access token (participant), or the 401 naming why
-// not: unknown, revoked, expired, the other surface's credential, another environment's.
-Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
-                               std::string_view environment, time::Micros now);
-// What authenticate() reads a credential's principal with: one statement and its one parameter,
-// the credential's hash. None for a credential refused by its form alone (the other surface's, or
-// not one at all). With principal_of, the API checks that a principal it kept still holds
+// Why a request is not authenticated: each has its 401 message and its word in the log.
+enum class Refusal {
+  no_header,          // no Authorization header
+  other_scheme,       // Authorization with another scheme than Bearer (Basic, ...)
+  malformed,          // Bearer with nothing, or with text of no credential's shape
+  unknown,            // the shape of a credential, but none has that secret
+  revoked,            // a revoked API key, access token, or OAuth client
+  expired,            // an access token past its lifetime
+  wrong_surface,      // an API key on /api/v1, an access token on /v1
+  other_environment,  // a credential of another environment than the server's
+};
+// The 401 of `refusal`; `credential` is what the log may name it by (never the secret).
+Error unauthenticated(Surface surface, Refusal refusal, std::string credential);
+// Text fit for a log field: every byte outside printable ASCII becomes '?'.
+std::string printable(std::string_view text);
+// What a credential's principal is read with: one statement and its one parameter, the
+// credential's hash; or the 401 of a credential refused by its form alone (the other surface's,
+// or not one at all). With principal_of, the API checks that a principal it kept still holds
 // (app/credential_cache.hpp).
 struct CredentialLookup {
   const char* sql;
   std::string key_hash;
 };
-std::optional<CredentialLookup> lookup_of(Surface surface, std::string_view credential);
+Result<CredentialLookup> lookup_of(Surface surface, std::string_view credential);
+// The principal of an API key (core) or an access token (participant), or the 401 naming why
+// not: unknown, revoked, expired, the other surface's credential, another environment's. The
+// second form reads with a lookup already made (one hash of the credential per request).
+Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
+                               std::string_view environment, time::Micros now);
+Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
+                               const CredentialLookup& lookup, std::string_view environment,
+                               time::Micros now);
 // The principal the lookup's row gives (nullopt: no row), or the 401 authenticate() answers.
 Result<Principal> principal_of(Surface surface, std::string_view credential,
                                const std::optional<store::Row>& row, std::string_view environment,
