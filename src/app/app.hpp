@@ -34,14 +34,11 @@ class App {
   // Never throws: every failure becomes an envelope.
   http::Response handle(http::Request& request);
   http::Response render_transport_error(const Error& error, const http::Request& request);
-  // Whether handle(request) may run on the I/O thread: requests that only read memory (health,
-  // metrics, no route), and on SQLite every GET and HEAD, whose reads are WAL snapshots that
-  // never wait for the writer. Writes wait for their group commit and PostgreSQL reads for the
-  // network: those go to a worker.
-  bool runs_inline(const http::Request& request) const;
-  // handle(request) on the calling I/O thread (http::Handlers::handle_inline) when it runs
-  // inline and, if it reads the database, an idle reader could be held for it (never waiting
-  // for one); nullopt otherwise: the request goes to a worker.
+  // handle(request) on the calling I/O thread (http::Handlers::handle_inline) for a request
+  // that never waits long: one that only reads memory (health, metrics, no route), and on
+  // SQLite a GET or HEAD, whose reads are WAL snapshots that never wait for the writer, when an
+  // idle reader can be held for it (never waiting for one). nullopt otherwise: writes wait for
+  // their group commit and PostgreSQL reads for the network, so the request goes to a worker.
   std::optional<http::Response> handle_inline(http::Request& request);
   // Whether the request's route takes a batch of items (api::RouteSpec::bulk:
   // http::Handlers::is_bulk).

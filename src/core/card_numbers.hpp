@@ -13,7 +13,8 @@ inline constexpr std::string_view k_sandbox_iin = "400000";
 inline constexpr std::size_t k_length = 16;
 
 // True when `digits` is two or more ASCII digits whose Luhn (mod 10) checksum is 0. Anything
-// else (empty, spaces, dashes, letters) is false.
+// else (empty, spaces, dashes, letters) is false. For tests: the server makes numbers with
+// luhn_check_digit, on the same sum, and never takes one in.
 bool luhn_valid(std::string_view digits);
 
 // The Luhn check digit ('0'..'9') to append to `payload` (digits only, no check digit yet).

@@ -24,7 +24,7 @@ const fs::path k_domain = fs::path(TESORO_SOURCE_DIR) / "src" / "domain";
 using Graph = std::map<std::string, std::set<std::string>>;  // module -> modules it includes
 
 // The module of a path under src/domain: its folder, or the file's stem for a file directly in
-// src/domain (json_columns).
+// src/domain (there is none today; one would be a module of its own).
 std::string module_of(const fs::path& relative) {
   auto first = relative.begin();
   return std::next(first) == relative.end() ? relative.stem().string() : first->string();

@@ -525,10 +525,17 @@ TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
   EXPECT_EQ(*stored, target->json);
   EXPECT_EQ(stored->find("María"), std::string::npos);
 
-  auto get = [&](const std::string& tenant, const std::string& id, time::Micros at) {
-    return run<network::Target>([&](store::Tx& tx) {
-      return network::get_target(tx, tenant, id, at, "transfers.0.target_id");
-    });
+  // As a batch names a target: read (404 when not the tenant's), then unexpired (422).
+  auto get = [&](const std::string& tenant, const std::string& id,
+                 time::Micros at) -> Result<network::Target> {
+    const std::string path = "transfers.0.target_id";
+    auto found = run<network::Target>(
+        [&](store::Tx& tx) { return network::read_target(tx, tenant, id, path); });
+    if (!found) return found;
+    if (Status fresh = network::unexpired(*found, at, path); !fresh) {
+      return std::move(fresh).error();
+    }
+    return found;
   };
   const time::Micros last_moment = target->expires_at_micros - 1;
   auto valid = get(k_tenant, target->id, last_moment);
@@ -561,7 +568,7 @@ TEST_P(NetworkStore, ATargetIsRecordedMaskedAndExpiresOnTheTenantClock) {
 
 // A batch reads the targets its items name together (network::read_targets: one statement
 // per 250 ids): each as read alone, past the chunk boundary, and only the tenant's own;
-// expiry is then each one's (network::unexpired, as get_target answers).
+// expiry is then each one's (network::unexpired).
 TEST_P(NetworkStore, ManyTargetsAreReadTogetherAsEachAlone) {
   std::vector<std::string> ids;
   auto made = run<int>([&](store::Tx& tx) -> Result<int> {

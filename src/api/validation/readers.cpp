@@ -199,11 +199,13 @@ std::optional<std::string> ObjectReader::one_of(std::string_view key, Need need,
 
 std::optional<std::string> ObjectReader::id(std::string_view key, Need need,
                                             std::string_view prefix) {
-  auto text = string(key, need, 64);
+  auto text = string(key, need, limits::k_id_field_max_chars);
   if (!text) return std::nullopt;
   if (!ids::has_prefix(*text, prefix)) {
     problems_.invalid(path(key), "must be an identifier like " + std::string(prefix) +
-                                     "_ followed by 22 characters");
+                                     "_ followed by " +
+                                     std::to_string(limits::k_id_chars_after_prefix) +
+                                     " characters");
     return std::nullopt;
   }
   return text;
@@ -238,19 +240,6 @@ bool ObjectReader::is_null(std::string_view key) {
 
 Patch<std::string> ObjectReader::patch_string(std::string_view key, std::size_t max_chars) {
   return patch<std::string>(key, [&] { return string(key, Need::optional, max_chars); });
-}
-
-Patch<std::int64_t> ObjectReader::patch_integer(std::string_view key, std::int64_t min,
-                                                std::int64_t max) {
-  return patch<std::int64_t>(key, [&] { return integer(key, Need::optional, min, max); });
-}
-
-Patch<const json::object*> ObjectReader::patch_object(std::string_view key) {
-  return patch<const json::object*>(key, [&]() -> std::optional<const json::object*> {
-    const json::object* value = object(key, Need::optional);
-    if (!value) return std::nullopt;
-    return value;
-  });
 }
 
 void ObjectReader::reject_unknown() {
@@ -302,7 +291,9 @@ std::optional<std::string> QueryReader::string(std::string_view key) {
   }
   if (!found) return std::nullopt;
   if (!is_clean_text(*found) || utf8_length(*found) > limits::k_string_max_chars) {
-    problems_.invalid(std::string(key), "must be printable text of at most 1024 characters");
+    problems_.invalid(std::string(key), "must be printable text of at most " +
+                                            std::to_string(limits::k_string_max_chars) +
+                                            " characters");
     return std::nullopt;
   }
   return *found;
@@ -312,7 +303,7 @@ std::optional<std::int64_t> QueryReader::integer(std::string_view key, std::int6
                                                  std::int64_t max) {
   auto text = string(key);
   if (!text) return std::nullopt;
-  bool digits = !text->empty() && text->size() <= 18;
+  bool digits = !text->empty() && text->size() <= limits::k_query_integer_max_digits;
   for (char c : *text) digits = digits && c >= '0' && c <= '9';
   std::int64_t number = digits ? std::stoll(*text) : 0;
   if (!digits || number < min || number > max) {

@@ -79,8 +79,6 @@ class ObjectReader {
   // PATCH forms of the readers above: absent, null or a valid value.
   Patch<std::string> patch_string(std::string_view key,
                                   std::size_t max_chars = limits::k_string_max_chars);
-  Patch<std::int64_t> patch_integer(std::string_view key, std::int64_t min, std::int64_t max);
-  Patch<const json::object*> patch_object(std::string_view key);
   // Whether the body has `key` at all (null included); marks it known.
   bool present(std::string_view key);
   // Whether the body has `key` set to null; marks it known.

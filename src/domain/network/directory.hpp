@@ -67,7 +67,7 @@ struct Resolution {
 };
 
 // The key type a plain key's value has, most specific first (see above); nullopt when it is
-// no valid key of any type.
+// no valid key of any type. For tests: the first of the candidates resolve_plain_key tries.
 std::optional<std::string> plain_key_type(std::string_view value);
 
 // Resolves a plain key. 404 target_not_found (at `path`) when the value is no valid key, the

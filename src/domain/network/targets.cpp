@@ -249,14 +249,6 @@ Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const st
   return from_row(*row);
 }
 
-Result<Target> get_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
-                          time::Micros now, const std::string& path) {
-  auto target = read_target(tx, tenant_id, id, path);
-  if (!target) return target;
-  if (Status fresh = unexpired(*target, now, path); !fresh) return std::move(fresh).error();
-  return target;
-}
-
 std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& tenant_id,
                                            const std::vector<std::string>& ids) {
   const std::set<std::string> unique(ids.begin(), ids.end());

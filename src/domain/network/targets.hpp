@@ -111,20 +111,17 @@ std::string shown_target(std::string_view stored, const TargetIds& ids);
 Result<Target> resolve_target(store::Tx& tx, const std::string& tenant_id,
                               const TargetRequest& request, time::Micros now);
 
-// A recorded target of the tenant. 404 target_not_found when unknown or another tenant's;
-// 422 target_expired once its expires_at passed on the tenant clock (`path` on both).
-Result<Target> get_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
-                          time::Micros now, const std::string& path);
-// The same, expired or not (GET /api/v1/targets/{id}: a target stays readable after it can
-// no longer be named). 404 target_not_found at `path`.
+// A recorded target of the tenant, expired or not (GET /api/v1/targets/{id}: a target stays
+// readable after it can no longer be named). 404 target_not_found at `path` when unknown or
+// another tenant's.
 Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                            const std::string& path);
 // Many of the tenant's targets by id, expired or not, read in one statement per 250 ids (a
 // batch naming a thousand targets). Ids not found are absent.
 std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& tenant_id,
                                            const std::vector<std::string>& ids);
-// What get_target answers for a target read: itself, or 422 target_expired at `path` once its
-// expires_at passed on the tenant clock (`now`).
+// Whether a target read may still be named by a transfer: ok, or 422 target_expired at `path`
+// once its expires_at passed on the tenant clock (`now`).
 Status unexpired(const Target& target, time::Micros now, const std::string& path);
 
 }  // namespace tesoro::network

@@ -143,7 +143,8 @@ class Resolver {
     return keys;
   }
 
-  // As network::get_target then network::resolve_key would answer, from what was read.
+  // A target the batch names: read with the others (404 when not the tenant's), unexpired, and
+  // its key resolved as network::resolve_key would.
   Result<Named> resolve_target(const std::string& id) {
     const std::string path = "target_id";
     auto read = read_targets_.find(id);
