@@ -36,8 +36,8 @@ std::uint64_t time_ticks(std::chrono::system_clock::time_point at) {
 std::string encode(std::string_view prefix, std::uint64_t ticks,
                    const unsigned char (&random)[k_random_bytes]) {
   static_assert(limits::k_id_chars_after_prefix == k_time_chars + 16 && k_random_bytes == 12);
-  // Sized once and written in place (a batch of transfers makes thousands of ids: appending
-  // character by character was three quarters of an id's cost).
+  // Sized once and written in place: a batch of transfers makes thousands of ids, and appending
+  // character by character would be most of an id's cost.
   std::string id(prefix.size() + 1 + limits::k_id_chars_after_prefix, '_');
   char* out = std::copy(prefix.begin(), prefix.end(), id.data()) + 1;  // after the '_'
   ticks = std::min(ticks, k_tick_max);
