@@ -155,7 +155,7 @@ Error method_not_allowed();
 Error payload_too_large();
 Error headers_too_large();
 Error item_not_found(std::string what = "item");
-// 422 amount_exceeds_max_limit at `path`, naming the amount and the maximum (outgoing transfers
+// amount_exceeds_max_limit at `path`, naming the amount and the maximum (outgoing transfers
 // and payouts: "the amount COP 12,000,000.00 exceeds the maximum of COP 11,552,000.00 per
 // transfer").
 Error amount_exceeds_max_limit(std::int64_t amount_minor, std::int64_t max_minor,

@@ -387,7 +387,7 @@ constexpr const char* k_access_token_lookup =
     "ON c.tenant_id = t.tenant_id AND c.client_id = t.client_id "
     "JOIN tenants n ON n.id = t.tenant_id WHERE t.token_hash = ? AND t.kind = 'access'";
 
-// The 401 of a credential refused before any lookup: the other surface's, or not one at all.
+// The refusal of a credential before any lookup: the other surface's, or not one at all.
 std::optional<Error> refused_by_form(Surface surface, std::string_view credential) {
   const bool core = surface == Surface::core;
   const std::string_view own = core ? "sk_" : "at_";
@@ -489,7 +489,8 @@ Error insufficient_scope(const Principal& principal, const std::string& needed_s
 Error oauth_error(ErrorCode code, std::string description) {
   Error result = errors::of(code, std::nullopt, std::move(description));
   result.oauth = true;
-  // The one code answered 401: the client failed to authenticate (RFC 6749 section 5.2).
+  // The one code of a client that failed to authenticate: it is asked for its Basic credentials
+  // (RFC 6749 section 5.2).
   if (code == ErrorCode::invalid_client) result.challenge = Challenge{Challenge::Scheme::basic, {}, ""};
   return result;
 }

@@ -113,29 +113,29 @@ bool has_tenants_locked(store::Tx& tx);
 Result<CreatedKey> create_api_key(store::Tx& tx, std::string_view tenant_id,
                                   const std::vector<std::string>& scopes, time::Micros now);
 Result<std::vector<KeySummary>> list_api_keys(store::Tx& tx, std::string_view tenant_id);
-// Revoking twice keeps the first revoked_at. 404 item_not_found for an unknown id, and, when
+// Revoking twice keeps the first revoked_at. item_not_found for an unknown id, and, when
 // `tenant_id` is given, for another tenant's key (the console revokes only its own tenant's; the
 // operator's command any). Returns the key as it now is.
 Result<KeySummary> revoke_api_key(store::Tx& tx, std::string_view key_id, time::Micros now,
                                   std::string_view tenant_id = {});
 Result<CreatedClient> create_client(store::Tx& tx, std::string_view tenant_id,
                                     const std::vector<std::string>& scopes, time::Micros now);
-// A tenant's OAuth clients, oldest first; 404 item_not_found for an unknown tenant.
+// A tenant's OAuth clients, oldest first; item_not_found for an unknown tenant.
 Result<std::vector<ClientSummary>> list_clients(store::Tx& tx, std::string_view tenant_id);
 // Every token request, refresh and authenticated request joins the client's revoked_at, so its
-// tokens stop working from the next request on. Revoking twice keeps the first revoked_at; 404
+// tokens stop working from the next request on. Revoking twice keeps the first revoked_at;
 // item_not_found for an unknown id and, when `tenant_id` is given, for another tenant's client.
 // Returns the client as it now is.
 Result<ClientSummary> revoke_client(store::Tx& tx, std::string_view client_id, time::Micros now,
                                     std::string_view tenant_id = {});
 
-// Authentication answers (RFC 6750). Codes as the contract says: 401 expired_token, or on the
-// participant surface missing_authorization_header when the header is absent; 403
+// Authentication answers (RFC 6750). Codes as the contract says: expired_token, or on the
+// participant surface missing_authorization_header when the header is absent;
 // not_authorized. Each names its reason in the item's message, carries WWW-Authenticate
 // (`error="invalid_token"` only when a bearer credential was sent; RFC 6750 section 3.1), and
 // gives its log line the reason and the credential's public id or prefix, never the secret.
 //
-// Why a request is not authenticated: each has its 401 message and its word in the log.
+// Why a request is not authenticated: each has its message and its word in the log.
 enum class Refusal {
   no_header,          // no Authorization header
   other_scheme,       // Authorization with another scheme than Bearer (Basic, ...)
@@ -146,12 +146,13 @@ enum class Refusal {
   wrong_surface,      // an API key on /api/v1, an access token on /v1
   other_environment,  // a credential of another environment than the server's
 };
-// The 401 of `refusal`; `credential` is what the log may name it by (never the secret).
+// The refusal of `refusal` (expired_token, or missing_authorization_header); `credential` is what
+// the log may name it by (never the secret).
 Error unauthenticated(Surface surface, Refusal refusal, std::string credential);
 // Text fit for a log field: every byte outside printable ASCII becomes '?'.
 std::string printable(std::string_view text);
 // What a credential's principal is read with: one statement and its one parameter, the
-// credential's hash; or the 401 of a credential refused by its form alone (the other surface's,
+// credential's hash; or the refusal of a credential refused by its form alone (the other surface's,
 // or not one at all). With principal_of, the API checks that a principal it kept still holds
 // (app/credential_cache.hpp).
 struct CredentialLookup {
@@ -159,7 +160,7 @@ struct CredentialLookup {
   std::string key_hash;
 };
 Result<CredentialLookup> lookup_of(Surface surface, std::string_view credential);
-// The principal of an API key (core) or an access token (participant), or the 401 naming why
+// The principal of an API key (core) or an access token (participant), or the refusal naming why
 // not: unknown, revoked, expired, the other surface's credential, another environment's. The
 // second form reads with a lookup already made (one hash of the credential per request).
 Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
@@ -167,11 +168,11 @@ Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view 
 Result<Principal> authenticate(store::Tx& tx, Surface surface, std::string_view credential,
                                const CredentialLookup& lookup, std::string_view environment,
                                time::Micros now);
-// The principal the lookup's row gives (nullopt: no row), or the 401 authenticate() answers.
+// The principal the lookup's row gives (nullopt: no row), or the refusal authenticate() answers.
 Result<Principal> principal_of(Surface surface, std::string_view credential,
                                const std::optional<store::Row>& row, std::string_view environment,
                                time::Micros now);
-// 403 not_authorized naming the scope the route needs (`ledger:write`, `outgoing_transfers`).
+// not_authorized naming the scope the route needs (`ledger:write`, `outgoing_transfers`).
 Error insufficient_scope(const Principal& principal, const std::string& needed_scope);
 // What a credential is called in logs: its first characters, at most the scheme prefix
 // (`sk_sandbox_`, `at_`) and 4 more.

@@ -36,14 +36,14 @@ struct CreatedActivationLink {
 };
 
 // A link for a physical card pending activation, expiring limits::k_activation_link_ttl_seconds
-// after `now` (tenant time). 404 item_not_found at card_id for an unknown card; 409
+// after `now` (tenant time). item_not_found at card_id for an unknown card;
 // card_invalid_state at card_id for a virtual card or one not pending activation. Emits
 // activation_link.created.
 Result<CreatedActivationLink> create_activation_link(store::Tx& tx, const std::string& tenant_id,
                                                      const std::string& card_id,
                                                      time::Micros now);
 
-// 404 item_not_found ("activation link not found") when absent or another tenant's. `now` (tenant
+// item_not_found ("activation link not found") when absent or another tenant's. `now` (tenant
 // time) decides whether a pending link reads as expired.
 Result<ActivationLink> get_activation_link(store::Tx& tx, const std::string& tenant_id,
                                            const std::string& id, time::Micros now);

@@ -396,10 +396,10 @@ Result<Locked> lock_transaction(store::Tx& tx, ledger::Journal& journal,
   return Locked{std::move(card).value(), from_row(*row)};
 }
 
-// Why an increment of `amount_minor` may not be made, funds aside (the hold checks them): 409
-// card_transaction_invalid_state, 400 for a non-positive amount, 409 card_invalid_state (a
+// Why an increment of `amount_minor` may not be made, funds aside (the hold checks them):
+// card_transaction_invalid_state, validation_error for a non-positive amount, card_invalid_state (a
 // blocked or canceled card takes no new money, like a new authorization would be declined),
-// 422 balance_overflow, 422 spending_limit_exceeded. Shared by the step and by the read-only
+// balance_overflow, spending_limit_exceeded. Shared by the step and by the read-only
 // check before the tenant's endpoint is asked (incrementable), so that both apply one set.
 std::optional<Error> increment_refusal(store::Tx& tx, const std::string& tenant_id,
                                        const Card& card, const CardTransaction& t,

@@ -17,9 +17,10 @@
 // Declines, in precedence order: card_canceled (05), card_inactive (62: blocked or
 // pending_activation), currency_mismatch (05), not_allowed (57: a channel the card type may not
 // use: virtual cards are online only; a card_usage rule of the card's controls that disables the
-// channel too declines as spending_controls instead, naming its control), spending_controls (rules of the card's control, then of
-// its group's control, each in spending_controls::rule_types() order; 57 for card_usage, mcc,
-// mid and merchant_name, 61 for withdrawal_velocity, 65 for velocity), insufficient_funds (51).
+// channel too declines as spending_controls instead, naming its control), spending_controls (rules
+// of the card's control, then of its group's control, each in spending_controls::rule_types()
+// order; 57 for card_usage, mcc, mid and merchant_name, 61 for withdrawal_velocity, 65 for
+// velocity), insufficient_funds (51).
 //
 // Velocity usage of a card in a window: what its approved authorizations made in the window
 // still hold plus what they captured (that is, authorized less reversed, released and expired);
@@ -113,13 +114,13 @@ struct CardTransaction {
   std::string updated_at;
 };
 
-// 404 item_not_found for an unknown card. Otherwise 201-worthy: approved or declined.
+// item_not_found for an unknown card. Otherwise 201-worthy: approved or declined.
 // `tenant`: what the tenant's endpoint decided, when it was asked; it applies only when Tesoro's
 // own checks, run again here, approve. `id`: the id the endpoint was told (empty: a new one).
 //
 // `unasked`: given when the tenant has an authorization endpoint that was not asked, because
 // Tesoro's checks declined in the read before (approvable_authorization). If they approve now
-// (money came meanwhile), nothing is written, *unasked is set and the error is 503
+// (money came meanwhile), nothing is written, *unasked is set and the error is
 // service_is_unavailable: the caller asks the endpoint instead (the tenant decides every
 // authorization that passes Tesoro's checks).
 Result<CardTransaction> authorize(store::Tx& tx, const std::string& tenant_id,
@@ -144,16 +145,16 @@ std::optional<Incrementable> incrementable(store::Tx& tx, const std::string& ten
                                            const std::string& id, std::int64_t amount_minor,
                                            const std::optional<std::string>& currency,
                                            time::Micros now);
-// The steps. 404 item_not_found ("card transaction not found"); 409
-// card_transaction_invalid_state when the state does not allow the step; 422
+// The steps. item_not_found ("card transaction not found");
+// card_transaction_invalid_state when the state does not allow the step;
 // amount_exceeds_authorization when the amount is more than is open (held for capture and
-// reverse, captured less refunded for refund); increment: 422 insufficient_funds or
+// reverse, captured less refunded for refund); increment: insufficient_funds or
 // spending_limit_exceeded. An absent amount means the whole open amount.
 Result<CardTransaction> capture(store::Tx& tx, const std::string& tenant_id,
                                 const std::string& id, std::optional<std::int64_t> amount_minor,
                                 time::Micros now);
 // increment also takes the tenant's decision, when its endpoint was asked: after every check of
-// its own passes, a decline (or a timeout or error that falls back to decline) is a 422
+// its own passes, a decline (or a timeout or error that falls back to decline) is an
 // authorization_declined naming the outcome, and changes nothing.
 // `unasked` as for authorize(): the increment would pass and the endpoint was not asked.
 Result<CardTransaction> increment(store::Tx& tx, const std::string& tenant_id,
@@ -166,8 +167,8 @@ Result<CardTransaction> reverse(store::Tx& tx, const std::string& tenant_id,
 Result<CardTransaction> refund(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                                std::optional<std::int64_t> amount_minor, time::Micros now);
 
-// One of the steps above for the API, whose amounts carry a currency: 404 item_not_found for an
-// unknown transaction, then 422 currency_mismatch (at amount.currency) when `currency` is given
+// One of the steps above for the API, whose amounts carry a currency: item_not_found for an
+// unknown transaction, then currency_mismatch (at amount.currency) when `currency` is given
 // and is not the transaction's, then as the step itself.
 enum class Step { capture, increment, reverse, refund };
 Result<CardTransaction> apply_step(store::Tx& tx, const std::string& tenant_id,

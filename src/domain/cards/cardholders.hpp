@@ -42,7 +42,7 @@ struct Cardholder {
 
 Result<Cardholder> create_cardholder(store::Tx& tx, const std::string& tenant_id,
                                      const CardholderFields& fields, time::Micros now);
-// 404 item_not_found ("cardholder not found") when absent or another tenant's.
+// item_not_found ("cardholder not found") when absent or another tenant's.
 Result<Cardholder> get_cardholder(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id);
 // get_cardholder with the row locked until the unit ends (on engines with row locks): a PATCH

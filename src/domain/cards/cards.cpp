@@ -62,7 +62,7 @@ void set_expiration(Card& card, time::Micros now) {
   card.expiration_year = static_cast<int>(date.year()) + limits::k_card_validity_years;
 }
 
-// Checks every reference of a new card; the first unknown one answers 404 at its field.
+// Checks every reference of a new card; the first unknown one answers item_not_found at its field.
 Status check_references(store::Tx& tx, const std::string& tenant_id, const NewCard& input,
                         Card& card, time::Micros now) {
   auto account = ledger::get_account(tx, tenant_id, input.account_id, ledger::Surface::core);

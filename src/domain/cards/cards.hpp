@@ -53,8 +53,8 @@ struct NewCard {
   std::string initial_balance_currency;
 };
 
-// 404 item_not_found (at account_id, cardholder_id, configuration_group_id or
-// spending_controls.card_target) for an unknown reference; initial_balance: 422
+// item_not_found (at account_id, cardholder_id, configuration_group_id or
+// spending_controls.card_target) for an unknown reference; initial_balance:
 // currency_mismatch, insufficient_funds (at initial_balance...). Emits card.<state>. The new
 // card number is sealed with `sealer`, bound to the tenant and card id (a sealed number copied
 // to another row does not open), and is unique on the server (by its keyed fingerprint).
@@ -69,15 +69,15 @@ struct CardChanges {
 };
 // Transitions: active <-> blocked; active, blocked, pending_activation -> canceled. Canceled is
 // terminal and pending_activation leaves only by activation or cancelation: any other change of
-// state is 409 card_invalid_state (the same state is no change). 404 for an unknown control.
+// state is card_invalid_state (the same state is no change). item_not_found for an unknown control.
 Result<Card> update_card(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                          const CardChanges& changes, time::Micros now);
 
-// 404 item_not_found ("card not found") when absent or another tenant's.
+// item_not_found ("card not found") when absent or another tenant's.
 Result<Card> get_card(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
 // The card with its configuration group's spending control (nullopt when the group has none),
-// read in one statement: what an authorization needs. 404 item_not_found like get_card.
+// read in one statement: what an authorization needs. item_not_found like get_card.
 struct CardWithGroupControl {
   Card card;
   std::optional<std::string> group_spending_control_id;
@@ -98,7 +98,7 @@ struct CardWithBalance {
 Result<CardWithBalance> get_card_with_balance(store::Tx& tx, const std::string& tenant_id,
                                               const std::string& id);
 
-// A physical card's activation: pending_activation -> active, with its event. 409
+// A physical card's activation: pending_activation -> active, with its event.
 // card_invalid_state from any other state.
 Result<Card> activate_card(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                            time::Micros now);
@@ -130,7 +130,7 @@ struct BalanceOperationOutcome {
   BalanceOperation operation;
   bool created = false;  // false: the card already had one with this entity_id
 };
-// 404 item_not_found; 409 card_invalid_state (a topup of a canceled card); 422
+// item_not_found; card_invalid_state (a topup of a canceled card);
 // currency_mismatch, insufficient_funds (a withdrawal takes only the available balance).
 Result<BalanceOperationOutcome> perform_balance_operation(store::Tx& tx,
                                                           const std::string& tenant_id,
@@ -141,7 +141,7 @@ struct BalanceOperationFilter {
   std::optional<time::Micros> performed_from;  // inclusive
   std::optional<time::Micros> performed_to;    // inclusive
 };
-// Newest first. 404 item_not_found for an unknown card.
+// Newest first. item_not_found for an unknown card.
 Result<PageOf<BalanceOperation>> list_balance_operations(store::Tx& tx,
                                                          const std::string& tenant_id,
                                                          const std::string& card_id,

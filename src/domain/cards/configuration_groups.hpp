@@ -21,11 +21,11 @@ struct ConfigurationGroup {
   std::string updated_at;
 };
 
-// 404 item_not_found when spending_control_id names no control of the tenant.
+// item_not_found when spending_control_id names no control of the tenant.
 Result<ConfigurationGroup> create_configuration_group(
     store::Tx& tx, const std::string& tenant_id, const std::string& name,
     const std::optional<std::string>& spending_control_id, time::Micros now);
-// 404 item_not_found ("configuration group not found").
+// item_not_found ("configuration group not found").
 Result<ConfigurationGroup> get_configuration_group(store::Tx& tx, const std::string& tenant_id,
                                                    const std::string& id);
 Result<PageOf<ConfigurationGroup>> list_configuration_groups(store::Tx& tx,
@@ -38,7 +38,7 @@ struct ConfigurationGroupChanges {
   // A value sets the group's control: a control's id, or none (the inner nullopt) to clear it.
   std::optional<std::optional<std::string>> spending_control_id;
 };
-// 404 item_not_found for an unknown group, or a spending_control_id naming no control of the
+// item_not_found for an unknown group, or a spending_control_id naming no control of the
 // tenant.
 Result<ConfigurationGroup> update_configuration_group(store::Tx& tx, const std::string& tenant_id,
                                                       const std::string& id,

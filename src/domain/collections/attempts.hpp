@@ -3,11 +3,11 @@
 // (POST /api/v1/sandbox/collections/attempts), and the incoming transfers that successful ones
 // create.
 //
-// An attempt names a creditor key of the directory. Refusals of the request itself (400): the
-// key is unknown, inactive or owned by another tenant's collection (key_not_found; a value that
-// is not a valid key of its type cannot be in the directory either); the collection's tenant
-// account is not active (tenant_account_inactive). Otherwise the attempt is recorded (202),
-// under the collection's lock, in one of three states:
+// An attempt names a creditor key of the directory. Refusals of the request itself
+// (validation_error): the key is unknown, inactive or owned by another tenant's collection
+// (key_not_found; a value that is not a valid key of its type cannot be in the directory either);
+// the collection's tenant account is not active (tenant_account_inactive). Otherwise the attempt is
+// recorded (202), under the collection's lock, in one of three states:
 //   rejected  a collection or QR rule is broken; state_reason, in precedence order:
 //             currency_mismatch, collection_not_payable, qr_not_found, qr_canceled, qr_expired,
 //             qr_already_used, amount_mismatch (the QR's fixed amount), amount_out_of_range
@@ -97,7 +97,7 @@ Result<Attempt> simulate_attempt(store::Tx& tx, const std::string& tenant_id,
 Status fail_requested_attempt(store::Tx& tx, const std::string& tenant_id,
                               const std::string& attempt_id, time::Micros now);
 
-// 404 item_not_found ("collection attempt not found").
+// item_not_found ("collection attempt not found").
 Result<Attempt> get_attempt(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
 struct AttemptFilter {

@@ -240,7 +240,7 @@ bool insert_key(store::Tx& tx, const std::string& tenant_id, const std::string& 
               key.inserted_at}) == 1;
 }
 
-// Registers the collection's key: the one asked for (409 key_already_exists when the directory
+// Registers the collection's key: the one asked for (key_already_exists when the directory
 // has it, whoever owns it), or a generated one (drawn again on a clash).
 Result<Key> register_key(store::Tx& tx, const std::string& tenant_id, const std::string& owner_id,
                          const std::optional<KeyRequest>& asked, time::Micros now) {
@@ -587,7 +587,7 @@ Result<PageOf<Collection>> list_collections(store::Tx& tx, const std::string& te
 
 namespace {
 
-// A limit of a PATCH in the collection's currency, or 422 currency_mismatch at its field.
+// A limit of a PATCH in the collection's currency, or currency_mismatch at its field.
 Status take_limit(const std::optional<LimitChange>& change, const char* field, const Collection& c,
                   std::int64_t& target, bool& given) {
   given = change.has_value();
@@ -600,7 +600,7 @@ Status take_limit(const std::optional<LimitChange>& change, const char* field, c
   return ok_status();
 }
 
-// The collection under its lock, or 409 collection_invalid_state when its state is terminal
+// The collection under its lock, or collection_invalid_state when its state is terminal
 // (the message says it cannot be `done`).
 Result<Collection> lock_open_collection(store::Tx& tx, const std::string& tenant_id,
                                         const std::string& id, const std::string& done) {

@@ -86,7 +86,7 @@ bool payable_at(const Collection& collection, time::Micros now);
 // The newest active key of a collection (the QR default), nullopt when it has none.
 std::optional<Key> default_key(const Collection& collection);
 
-// 404 collection_not_found when absent or another tenant's.
+// collection_not_found when absent or another tenant's.
 Result<Collection> get_collection(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& id);
 // The same, with the collection's row locked until the unit ends (FOR UPDATE on PostgreSQL):
@@ -117,7 +117,7 @@ std::map<std::string, std::string> collection_accounts(store::Tx& tx, const std:
 // A successful payment of `amount` to a collection locked by lock_collection (the caller has
 // checked payable(), the attempt amount bounds and remaining()): raises paid_amount and
 // successful_attempts, moves the state (minimum_paid, paid) with its events, sets the keys
-// inactive when it becomes paid, and updates `collection` in place. 422 balance_overflow on
+// inactive when it becomes paid, and updates `collection` in place. balance_overflow on
 // overflow (a bug of the caller: it checked remaining()).
 Status record_payment(store::Tx& tx, const std::string& tenant_id, Collection& collection,
                       std::int64_t amount, time::Micros now);
@@ -161,11 +161,11 @@ struct CreateOutcome {
 };
 
 // One item of a batch. Outcomes in precedence order, with paths relative to the item: the
-// tenant's collection with this external_id (created = false, nothing written); 400
+// tenant's collection with this external_id (created = false, nothing written);
 // validation_error (limits that contradict each other, an expiry not in the future, a key
-// value that is not valid for its type); 404 tenant_account_not_found (at tenant_account_id:
-// unknown, another tenant's, not a receptor, or not active); 422 currency_mismatch (at
-// minimum_attempt_amount.currency); 409 key_already_exists (at key.value). A created
+// value that is not valid for its type); tenant_account_not_found (at tenant_account_id:
+// unknown, another tenant's, not a receptor, or not active); currency_mismatch (at
+// minimum_attempt_amount.currency); key_already_exists (at key.value). A created
 // collection is `ready`, its key registered, with the events collection.created and
 // collection.ready. Its writes run in a savepoint of their own: a rejected item leaves nothing
 // behind, and the caller's unit may go on with the next item.
@@ -196,9 +196,9 @@ struct CollectionChanges {
   std::optional<LimitChange> total_minimum_amount;
   std::optional<LimitChange> total_maximum_amount;
 };
-// Outcomes in precedence order: 404 collection_not_found; 409 collection_invalid_state (paid,
-// discarded, failed); 422 currency_mismatch (at <limit>.currency); 400 validation_error (limits
-// that contradict each other once merged, an expiry not in the future); 422 amount_out_of_range
+// Outcomes in precedence order: collection_not_found; collection_invalid_state (paid,
+// discarded, failed); currency_mismatch (at <limit>.currency); validation_error (limits
+// that contradict each other once merged, an expiry not in the future); amount_out_of_range
 // (total_maximum_amount below paid_amount). The state follows the new limits (ready,
 // minimum_paid or paid, each change with its event); enabled=false sets the keys inactive and
 // enabled=true active again.
@@ -206,13 +206,13 @@ Result<Collection> update_collection(store::Tx& tx, const std::string& tenant_id
                                      const std::string& id, const CollectionChanges& changes,
                                      time::Micros now);
 
-// DELETE: -> discarded, keys inactive, event collection.discarded. 404 collection_not_found;
-// 409 collection_invalid_state on a terminal state.
+// DELETE: -> discarded, keys inactive, event collection.discarded. collection_not_found;
+// collection_invalid_state on a terminal state.
 Result<Collection> discard_collection(store::Tx& tx, const std::string& tenant_id,
                                       const std::string& id, time::Micros now);
 
-// The collection with this external_id when it is paid. 404 item_not_found when the tenant has
-// none with it; 409 invalid_state when it is not (yet) paid.
+// The collection with this external_id when it is paid. item_not_found when the tenant has
+// none with it; invalid_state when it is not (yet) paid.
 Result<Collection> find_successful_by(store::Tx& tx, const std::string& tenant_id,
                                       const std::string& external_id);
 

@@ -3,12 +3,13 @@
 // merchant-presented payload (core/emvco.hpp) naming one of the collection's keys, and its PNG.
 //
 // Rules, in precedence order (the request's own shape is checked by the handler first):
-//   404 collection_not_found; 409 collection_invalid_state unless the collection is payable
-//   (ready or minimum_paid, enabled, not past its expires_at: collections::payable_at); 400 qr_type_not_allowed for a static (multiple_use) code
-//   of a fixed-value single-use collection; 400 key_not_found when the key named is not an
-//   active key of this collection (or it has none); 422 currency_mismatch, then
+//   collection_not_found; collection_invalid_state unless the collection is payable (ready or
+//   minimum_paid, enabled, not past its expires_at: collections::payable_at);
+//   qr_type_not_allowed for a static (multiple_use) code of a fixed-value single-use
+//   collection; key_not_found when the key named is not an active key of this collection (or
+//   it has none); currency_mismatch, then
 //   amount_out_of_range for an amount outside the attempt bounds, above what tag 54 can hold
-//   or above remaining(); 400 validation_error at key_value for a key too long for tag 26.
+//   or above remaining(); validation_error at key_value for a key too long for tag 26.
 //
 // A single_use request makes a dynamic code (tag 01 `12`) with an amount and an expiry on the
 // tenant clock; multiple_use a static one (`11`), amount optional, no expiry. The image is not
@@ -84,13 +85,14 @@ struct QrPlan {
 };
 
 // The payload a QR code of this request would carry: the rules above, read from the collection
-// (held against changes until the unit ends when `lock`) at the tenant's time `now`. `transaction_id` is drawn by the caller
-// (ids::network_transaction_id) so that two plans of one request agree.
+// (held against changes until the unit ends when `lock`) at the tenant's time `now`.
+// `transaction_id` is drawn by the caller (ids::network_transaction_id) so that two plans of one
+// request agree.
 Result<QrPlan> plan_qr(store::Tx& tx, const std::string& tenant_id,
                        const std::string& collection_id, const QrRequest& request,
                        const std::string& transaction_id, bool lock, time::Micros now);
 
-// The data URL of the code's PNG. 500 internal_error when the payload does not fit a QR code
+// The data URL of the code's PNG. internal_error when the payload does not fit a QR code
 // (it always does: a payload is under 300 characters).
 Result<std::string> render_image(const std::string& emvco, const std::string& level,
                                  std::int64_t width);

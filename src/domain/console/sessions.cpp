@@ -22,10 +22,10 @@ struct Candidate {
   std::string environment;
 };
 
-// When sign-ins are refused (429): the seconds until they are allowed again, or nullopt. Past
-// `max` failures in the window, each further attempt waits 2^(failures - max) seconds after the
-// newest failure (1, 2, 4, ... at most the window): guessing slows down at once and more with
-// every failure, while a person who mistyped waits a second.
+// When sign-ins are refused (rate_limit_exceeded): the seconds until they are allowed again, or
+// nullopt. Past `max` failures in the window, each further attempt waits 2^(failures - max) seconds
+// after the newest failure (1, 2, 4, ... at most the window): guessing slows down at once and more
+// with every failure, while a person who mistyped waits a second.
 std::optional<long> seconds_refused(store::Tx& tx, const std::string& condition,
                                     const store::Params& values, std::int64_t max,
                                     time::Micros now) {

@@ -8,11 +8,11 @@
 // Failed sign-ins are rows in the database, so every node counts the same ones: after
 // k_console_failures_per_email_max for one email from one address, or
 // k_console_failures_per_address_max from one address, within k_console_failure_window_seconds,
-// each further attempt from that address waits 2^(failures - max) seconds after the newest
-// failure (1, 2, 4, ... at most the window), answered 429 meanwhile. Never per email alone: a
-// stranger failing with a user's email elsewhere cannot keep the user out. Refused (429)
-// attempts are not counted, and a success clears its email's failures from its address.
-// Nothing here logs a password, a token or a CSRF token.
+// each further attempt from that address waits 2^(failures - max) seconds after the newest failure
+// (1, 2, 4, ... at most the window), refused meanwhile (rate_limit_exceeded). Never per email
+// alone: a stranger failing with a user's email elsewhere cannot keep the user out. Refused
+// attempts are not counted, and a success clears its email's failures from its address. Nothing
+// here logs a password, a token or a CSRF token.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,12 +48,12 @@ struct SignInAttempt {
 
 // Checks the password outside any write unit (scrypt takes tens of milliseconds), then records
 // the failure or creates the session in one. `environment`: the server's; a user of a tenant of
-// the other environment cannot sign in here. Errors: 401 invalid_credentials (a wrong email or
-// password, or a tenant of the other environment: one answer, no hint which), 429
+// the other environment cannot sign in here. Errors: invalid_credentials (a wrong email or
+// password, or a tenant of the other environment: one answer, no hint which),
 // rate_limit_exceeded with Retry-After.
 Result<SignedIn> sign_in(store::Store& store, const SignInAttempt& attempt,
                          std::string_view environment, time::Micros now);
-// The live session of a cookie token, or 401 expired_token: no such session, signed out,
+// The live session of a cookie token, or expired_token: no such session, signed out,
 // expired, or of a tenant of another environment than the server's. One statement (read_single).
 Result<Session> find_session(store::Tx& tx, std::string_view token, std::string_view environment,
                              time::Micros now);

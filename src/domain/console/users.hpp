@@ -30,18 +30,18 @@ NewPassword make_password();
 
 // ASCII letters in lower case: how emails are stored and compared.
 std::string normalise_email(std::string_view email);
-// 400 validation_error at `path` unless `email` is an address of at most 254 characters.
+// validation_error at `path` unless `email` is an address of at most 254 characters.
 std::optional<Error> check_email(std::string_view email, const std::string& path = "email");
 // The owner's email when none is given: owner+<tenant id in lower case>@tesoro.local.
 std::string default_owner_email(std::string_view tenant_id);
 
-// A user of `tenant_id` with `email` (normalised here) and a password hash. Errors: 404
-// item_not_found for an unknown tenant; 400 validation_error at `email` for a malformed one;
+// A user of `tenant_id` with `email` (normalised here) and a password hash. Errors:
+// item_not_found for an unknown tenant; validation_error at `email` for a malformed one;
 // email_taken (outside the API's catalog: only the command line creates users) when the email
 // already has a user (of any tenant).
 Result<User> create_user(store::Tx& tx, std::string_view tenant_id, std::string_view email,
                          const std::string& password_hash, time::Micros now);
-// A tenant's users, oldest first; 404 item_not_found for an unknown tenant.
+// A tenant's users, oldest first; item_not_found for an unknown tenant.
 Result<std::vector<User>> list_users(store::Tx& tx, std::string_view tenant_id);
 
 }  // namespace tesoro::console

@@ -47,7 +47,7 @@ Result<std::vector<Event>> list_after(store::Tx& tx, const std::string& tenant_i
                                       const EventFilter& filter, std::int64_t after_position,
                                       std::int64_t limit);
 
-// 404 item_not_found for an unknown id, another tenant's event, or one not positioned yet.
+// item_not_found for an unknown id, another tenant's event, or one not positioned yet.
 Result<Event> get_event(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
 // The event as the API shows it: {"id","type","position","timestamp","data"}, the body a

@@ -63,11 +63,11 @@ Address decode_address(const std::string& text_json);
 std::string encode_metadata(const Metadata& metadata);
 Metadata decode_metadata(const std::string& text_json);
 
-// 409 external_id_already_exists when the tenant already has one with that external_id (null
+// external_id_already_exists when the tenant already has one with that external_id (null
 // external ids never clash).
 Result<AccountHolder> create_account_holder(store::Tx& tx, const std::string& tenant_id,
                                             const NewAccountHolder& input, time::Micros now);
-// 404 item_not_found when absent or another tenant's.
+// item_not_found when absent or another tenant's.
 Result<AccountHolder> get_account_holder(store::Tx& tx, const std::string& tenant_id,
                                          const std::string& id);
 Result<PageOf<AccountHolder>> list_account_holders(store::Tx& tx, const std::string& tenant_id,

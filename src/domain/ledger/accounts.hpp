@@ -63,7 +63,7 @@ struct TenantAccountFilter {
   std::optional<std::string> state;
 };
 
-// 404 item_not_found when account_holder_id names no holder of this tenant.
+// item_not_found when account_holder_id names no holder of this tenant.
 Result<Account> open_account(store::Tx& tx, const std::string& tenant_id, const NewAccount& input,
                              time::Micros now);
 Result<Account> open_tenant_account(store::Tx& tx, const std::string& tenant_id,
@@ -72,11 +72,11 @@ Result<Account> open_tenant_account(store::Tx& tx, const std::string& tenant_id,
 Result<Account> open_card_account(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& card_id, const std::string& currency,
                                   time::Micros now);
-// 404 (item_not_found, or tenant_account_not_found on the participant surface) when absent.
+// item_not_found, or tenant_account_not_found on the participant surface, when absent.
 Result<Account> get_account(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                             Surface surface);
 // An account of the core surface or a card's prepaid balance (what GET /v1/accounts/{id}
-// answers), in one statement; 404 item_not_found when neither.
+// answers), in one statement; item_not_found when neither.
 Result<Account> get_core_or_card_account(store::Tx& tx, const std::string& tenant_id,
                                          const std::string& id);
 // The tenant's accounts of `surface` with these ids, by id: those it has (a batch paying many

@@ -1,7 +1,7 @@
 #pragma once
 // The journal: every movement of money is one entry of postings that sum to zero per currency,
 // written in one transaction with the balance updates and the events. Customer and tenant
-// accounts may not go below zero (422 insufficient_funds); system accounts (external funding,
+// accounts may not go below zero (insufficient_funds); system accounts (external funding,
 // network settlement, card network) may.
 //
 // Locking. A write unit may post many entries (a batch of 1000 transfers, a hold and its fee).
@@ -63,15 +63,15 @@ class Journal {
   Journal(store::Tx& tx, time::Micros now) : tx_(tx), now_(now), at_(time::iso(now)) {}
 
   // Locks the customer and tenant accounts among `accounts` in the global order and loads them;
-  // notes which are system accounts (not locked). 404 item_not_found for an unknown account.
+  // notes which are system accounts (not locked). item_not_found for an unknown account.
   // May be called again only with accounts that sort after every account already locked (the
-  // global order would break otherwise: 500).
+  // global order would break otherwise: an internal error).
   Status lock(std::vector<AccountKey> accounts);
 
   // Posts one balanced entry of `tenant_id` against locked accounts. Outcomes in precedence
-  // order: unbalanced, or an account not locked first (bugs in the caller: 500); 404
-  // item_not_found; 409 account_invalid_state (a debit from an account that is not active, a
-  // credit to a closed one); 422 currency_mismatch, balance_overflow, insufficient_funds.
+  // order: unbalanced, or an account not locked first (bugs in the caller: internal errors);
+  // item_not_found; account_invalid_state (a debit from an account that is not active, a
+  // credit to a closed one); currency_mismatch, balance_overflow, insufficient_funds.
   // Nothing is written when it fails.
   Result<EntryResult> post(const std::string& tenant_id, const std::string& kind,
                            const std::string& description, const std::vector<Posting>& postings,
@@ -93,10 +93,11 @@ class Journal {
   // balance from being spent without moving it: the account's available balance (balance - held)
   // drops, its balance does not; a debit may only take what is available. No posting is written:
   // the payment's own record says what it holds, and `tesoro verify` checks that they agree.
-  // hold: 409 account_invalid_state unless active; 422 currency_mismatch, insufficient_funds.
+  // hold: account_invalid_state unless active; currency_mismatch, insufficient_funds.
   Status hold(const std::string& tenant_id, const std::string& account_id,
               std::int64_t amount_minor, const std::string& currency);
-  // Gives back held money (a capture, a reversal, an expiry). More than is held is a bug: 500.
+  // Gives back held money (a capture, a reversal, an expiry). More than is held is a bug: an
+  // internal error.
   Status release(const std::string& tenant_id, const std::string& account_id,
                  std::int64_t amount_minor);
   // Balance, held amount, currency and state of a locked account (nullopt when it is not
@@ -142,7 +143,7 @@ Result<EntryResult> post_entry(store::Tx& tx, const std::string& tenant_id,
                                const std::vector<Posting>& postings, const Reference& reference,
                                time::Micros now);
 
-// 422 currency_mismatch at amount.currency, naming the account's currency.
+// currency_mismatch at amount.currency, naming the account's currency.
 Error currency_mismatch(const std::string& account_currency);
 
 enum class SystemRole { external_funding, network_settlement, card_network };

@@ -34,10 +34,10 @@ struct StatementFilter {
   std::optional<time::Micros> created_to;    // created_at[lte]
 };
 
-// The account's postings that match, newest first: one statement (a page with no rows takes a
-// few more, each its own snapshot on PostgreSQL, as store::query_page's count does). `surface` core also finds a card's prepaid
-// balance (whose postings are the card's captures, refunds and balance operations); 404 as
-// get_account when the tenant has no such account.
+// The account's postings that match, newest first: one statement (a page with no rows takes a few
+// more, each its own snapshot on PostgreSQL, as store::query_page's count does). `surface` core
+// also finds a card's prepaid balance (whose postings are the card's captures, refunds and balance
+// operations); item_not_found as get_account when the tenant has no such account.
 Result<PageOf<StatementEntry>> list_entries(store::Tx& tx, const std::string& tenant_id,
                                             const std::string& account_id, Surface surface,
                                             const StatementFilter& filter, std::int64_t offset,

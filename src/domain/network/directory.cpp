@@ -137,7 +137,7 @@ Error not_a_key(std::string_view path) {
 }
 
 // A key of a known type as the directory holds it (normalised; a cellphone also written +57...).
-// 404 target_not_found at `path` when it is no valid key of that type.
+// target_not_found at `path` when it is no valid key of that type.
 Result<Candidate> typed_candidate(const std::string& type, const std::string& value,
                                   std::string_view path) {
   auto normalized =

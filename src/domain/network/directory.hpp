@@ -15,12 +15,12 @@
 //    - one ending in `991`, `992`, `993` or `994` resolves, but a transfer to it fails with
 //      `unknown`, `risk_control`, `breb_timeout` or `provider_unavailable`.
 //
-// A plain key (query format `plain_key`) is its value alone; its type is inferred:
-// `@...` alphanumeric, text with `@` inside an email, 10 digits starting with 3 a cellphone
-// (also written +57 followed by them), other runs of 5 to 15 digits an identification, 4 or 16
-// to 20 digits a merchant code. A registered key of another type with the same value (a collection's
-// merchant_code `12345678`, say) is found as well: the directory is asked for each type the
-// value could be, registered keys first.
+// A plain key (query format `plain_key`) is its value alone; its type is inferred: `@...`
+// alphanumeric, text with `@` inside an email, 10 digits starting with 3 a cellphone (also written
+// +57 followed by them), other runs of 5 to 15 digits an identification, 4 or 16 to 20 digits a
+// merchant code. A registered key of another type with the same value (a collection's merchant_code
+// `12345678`, say) is found as well: the directory is asked for each type the value could be,
+// registered keys first.
 #include <map>
 #include <optional>
 #include <set>
@@ -70,7 +70,7 @@ struct Resolution {
 // no valid key of any type. For tests: the first of the candidates resolve_plain_key tries.
 std::optional<std::string> plain_key_type(std::string_view value);
 
-// Resolves a plain key. 404 target_not_found (at `path`) when the value is no valid key, the
+// Resolves a plain key. target_not_found (at `path`) when the value is no valid key, the
 // key is registered but inactive, or it is one of the documented keys that never resolve.
 Result<Resolution> resolve_plain_key(store::Tx& tx, std::string_view value,
                                      std::string_view path);

@@ -106,13 +106,13 @@ void write_target(json_text::Writer& out, std::string_view stored, const TargetI
                   ShownTargets* shown = nullptr);
 std::string shown_target(std::string_view stored, const TargetIds& ids);
 
-// Resolves and records (201). 404 target_not_found (at `value`); 400 validation_error for a
+// Resolves and records (201). target_not_found (at `value`); validation_error for a
 // format other than plain_key (at `format`).
 Result<Target> resolve_target(store::Tx& tx, const std::string& tenant_id,
                               const TargetRequest& request, time::Micros now);
 
 // A recorded target of the tenant, expired or not (GET /api/v1/targets/{id}: a target stays
-// readable after it can no longer be named). 404 target_not_found at `path` when unknown or
+// readable after it can no longer be named). target_not_found at `path` when unknown or
 // another tenant's.
 Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                            const std::string& path);
@@ -120,7 +120,7 @@ Result<Target> read_target(store::Tx& tx, const std::string& tenant_id, const st
 // batch naming a thousand targets). Ids not found are absent.
 std::map<std::string, Target> read_targets(store::Tx& tx, const std::string& tenant_id,
                                            const std::vector<std::string>& ids);
-// Whether a target read may still be named by a transfer: ok, or 422 target_expired at `path`
+// Whether a target read may still be named by a transfer: ok, or target_expired at `path`
 // once its expires_at passed on the tenant clock (`now`).
 Status unexpired(const Target& target, time::Micros now, const std::string& path);
 

@@ -64,18 +64,18 @@ struct CreateOutcome {
 };
 
 // Outcomes in precedence order: the existing payout with this external_id (whatever the rest
-// of the request says); 404 item_not_found (account_id: unknown or another tenant's, or not a
-// core account); 422 amount_exceeds_max_limit (at amount.amount, naming the amount and the
-// maximum); 404 target_not_found (at target.key_value); 409 account_invalid_state, 422
+// of the request says); item_not_found (account_id: unknown or another tenant's, or not a
+// core account); amount_exceeds_max_limit (at amount.amount, naming the amount and the
+// maximum); target_not_found (at target.key_value); account_invalid_state,
 // currency_mismatch, insufficient_funds (from transfers::accept). A created payout is
 // `pending` with event payout.pending.
 Result<CreateOutcome> create_payout(store::Tx& tx, const std::string& tenant_id,
                                     const NewPayout& input, time::Micros now);
 
-// 404 item_not_found ("payout not found").
+// item_not_found ("payout not found").
 Result<Payout> get_payout(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 
-// 404 item_not_found when no payout has this external_id; 409 invalid_state when not settled.
+// item_not_found when no payout has this external_id; invalid_state when not settled.
 Result<Payout> find_successful_by(store::Tx& tx, const std::string& tenant_id,
                                   const std::string& external_id);
 

@@ -49,12 +49,13 @@ struct SpendingControl {
   std::string updated_at;
 };
 
-// 404 item_not_found ("spending control not found") when absent or another tenant's.
+// item_not_found ("spending control not found") when absent or another tenant's.
 Result<SpendingControl> get_spending_control(store::Tx& tx, const std::string& tenant_id,
                                              const std::string& id);
-// get_spending_control with the row locked until the unit ends (on engines with row locks).
-// Whoever makes a card or a group name a control takes this lock, and so does a delete: a
-// delete then either sees the new reference (409) or the reference finds no control (404).
+// get_spending_control with the row locked until the unit ends (on engines with row locks). Whoever
+// makes a card or a group name a control takes this lock, and so does a delete: a delete then
+// either sees the new reference (spending_control_in_use) or the reference finds no control
+// (item_not_found).
 Result<SpendingControl> lock_spending_control(store::Tx& tx, const std::string& tenant_id,
                                               const std::string& id);
 // Newest first.
@@ -73,25 +74,25 @@ struct NewSpendingControl {
   std::string currency_code;
   std::vector<RuleInput> rules;  // at most one per type (the caller checked)
 };
-// 422 currency_mismatch at rules.<n>.<field>.currency for each amount in another currency.
+// currency_mismatch at rules.<n>.<field>.currency for each amount in another currency.
 Result<SpendingControl> create_spending_control(store::Tx& tx, const std::string& tenant_id,
                                                 const NewSpendingControl& input,
                                                 time::Micros now);
-// Renames the control when `name` is given (a PATCH); 404 item_not_found.
+// Renames the control when `name` is given (a PATCH); item_not_found.
 Result<SpendingControl> update_spending_control(store::Tx& tx, const std::string& tenant_id,
                                                 const std::string& id,
                                                 const std::optional<std::string>& name,
                                                 time::Micros now);
-// 404 item_not_found; 409 spending_control_in_use while a card (its own control) or a
+// item_not_found; spending_control_in_use while a card (its own control) or a
 // configuration group names it.
 Status delete_spending_control(store::Tx& tx, const std::string& tenant_id,
                                const std::string& id, time::Micros now);
-// Adds the rule, or replaces the control's rule of the same type. 404 item_not_found; 422
+// Adds the rule, or replaces the control's rule of the same type. item_not_found;
 // currency_mismatch at <field>.currency for an amount in another currency than the control's.
 Result<SpendingControl> put_rule(store::Tx& tx, const std::string& tenant_id,
                                  const std::string& id, const RuleInput& input,
                                  time::Micros now);
-// 404 item_not_found for an unknown control, or when it has no rule of that type.
+// item_not_found for an unknown control, or when it has no rule of that type.
 Result<SpendingControl> delete_rule(store::Tx& tx, const std::string& tenant_id,
                                     const std::string& id, const std::string& type,
                                     time::Micros now);

@@ -24,8 +24,8 @@ time::Micros offset(store::Tx& tx, std::string_view tenant_id);
 time::Micros now(store::Tx& tx, std::string_view tenant_id, time::Micros real_now);
 
 // Moves the tenant's clock forward by `seconds` (1 to limits::k_clock_advance_max_seconds) and
-// returns the tenant's new time. 422 clock_limit_reached when the offset would pass
-// limits::k_clock_offset_max_seconds; 404 item_not_found for an unknown tenant.
+// returns the tenant's new time. clock_limit_reached when the offset would pass
+// limits::k_clock_offset_max_seconds; item_not_found for an unknown tenant.
 Result<time::Micros> advance(store::Tx& tx, std::string_view tenant_id, std::int64_t seconds,
                              time::Micros real_now);
 

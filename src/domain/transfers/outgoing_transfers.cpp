@@ -143,8 +143,8 @@ class Resolver {
     return keys;
   }
 
-  // A target the batch names: read with the others (404 when not the tenant's), unexpired, and
-  // its key resolved as network::resolve_key would.
+  // A target the batch names: read with the others (target_not_found when not the tenant's),
+  // unexpired, and its key resolved as network::resolve_key would.
   Result<Named> resolve_target(const std::string& id) {
     const std::string path = "target_id";
     auto read = read_targets_.find(id);
@@ -283,7 +283,7 @@ std::map<std::string, Transfer> by_external_ids(store::Tx& tx, const std::string
   return found;
 }
 
-// The source of a batch: the tenant's own originator account, active. 404
+// The source of a batch: the tenant's own originator account, active.
 // tenant_account_not_found otherwise.
 Result<ledger::Account> source_account(store::Tx& tx, const std::string& tenant_id,
                                        const std::string& id) {

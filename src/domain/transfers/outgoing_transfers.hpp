@@ -16,7 +16,7 @@
 //               validation_error for an item the API could not decode;
 //   accepted    state `created`, timemark T110, its amount held on the source account (the
 //               available balance drops, the balance does not), event outgoing_transfer.created.
-// A rejected item never affects the others. 404 tenant_account_not_found for the whole request
+// A rejected item never affects the others. tenant_account_not_found for the whole request
 // when the source is unknown, another tenant's, not an originator, or not active.
 //
 // Processing (the `network.processor` worker, process_due): every step comes
@@ -229,7 +229,7 @@ struct PreparedBatch {
   // The id of the transfer `item` made.
   std::string_view transfer_id(const PreparedItem& item) const;
 };
-// 404 tenant_account_not_found (accept_batch checks again in its unit).
+// tenant_account_not_found (accept_batch checks again in its unit).
 Result<PreparedBatch> prepare_batch(store::Tx& tx, const std::string& tenant_id,
                                     const NewBatch& input, time::Micros now);
 // What the unit decided: `batch` without its accepted transfers, which are the prepared items
@@ -240,7 +240,7 @@ struct AcceptedBatch {
   std::vector<std::size_t> accepted;  // indexes into prepared.items
 };
 // Writes the accepted items and their events first and locks the source account last, for the
-// one hold (see accept_batch's comment on when its decisions stand). 404
+// one hold (see accept_batch's comment on when its decisions stand).
 // tenant_account_not_found.
 Result<AcceptedBatch> accept_batch(store::Tx& tx, const std::string& tenant_id,
                                    const PreparedBatch& prepared);
@@ -249,13 +249,13 @@ std::string batch_text(const PreparedBatch& prepared, const AcceptedBatch& accep
 
 // What acceptance does for one transfer whose key is resolved (a batch item, a payout's leg):
 // holds its amount on the locked source, inserts it in state created with T110 and emits
-// outgoing_transfer.created (not for a payout's leg). 422 currency_mismatch, insufficient_funds;
-// 409 account_invalid_state. Nothing written when it fails. `transfer` comes filled but for
+// outgoing_transfer.created (not for a payout's leg). currency_mismatch, insufficient_funds;
+// account_invalid_state. Nothing written when it fails. `transfer` comes filled but for
 // id, end_to_end_id, state, timemarks, held and the times, which this sets.
 Result<Transfer> accept(store::Tx& tx, const std::string& tenant_id, ledger::Journal& journal,
                         Transfer transfer, time::Micros now);
 
-// 404 item_not_found ("outgoing transfer not found"); a payout's leg is not found here.
+// item_not_found ("outgoing transfer not found"); a payout's leg is not found here.
 Result<Transfer> get_transfer(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 // The same for any transfer, a payout's leg included (payouts read their leg).
 Result<Transfer> get_any_transfer(store::Tx& tx, const std::string& tenant_id,
@@ -271,7 +271,7 @@ Result<PageOf<Transfer>> list_transfers(store::Tx& tx, const std::string& tenant
                                         const TransferFilter& filter, std::int64_t offset,
                                         std::int64_t limit);
 
-// 404 item_not_found when no transfer has this external_id; 409 invalid_state when it is not
+// item_not_found when no transfer has this external_id; invalid_state when it is not
 // (yet) successful.
 Result<Transfer> find_successful_by(store::Tx& tx, const std::string& tenant_id,
                                     const std::string& external_id);

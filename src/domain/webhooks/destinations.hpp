@@ -32,7 +32,7 @@ struct Destinations {
   std::vector<std::string> allowed_hosts = {"*"};  // --webhook-allowed-hosts
 };
 
-// 400 validation_error at `path` when the URL may not be registered.
+// validation_error at `path` when the URL may not be registered.
 std::optional<Error> check_url(std::string_view url, const Destinations& destinations,
                                std::string_view path = "url");
 // Whether the dispatcher may connect to `address` (an IPv4 or IPv6 literal) resolved for `host`.

@@ -140,13 +140,13 @@ struct Attempt {
   // webhook_error); nullopt for an event's delivery.
   std::optional<std::string> outcome;
 };
-// 404 item_not_found for an unknown endpoint (or another tenant's).
+// item_not_found for an unknown endpoint (or another tenant's).
 Result<PageOf<Attempt>> list_attempts(store::Tx& tx, const std::string& tenant_id,
                                       const std::string& endpoint_id, std::int64_t offset,
                                       std::int64_t limit);
 
 // A manual replay of one event to one endpoint: a new pending delivery due now on the tenant
-// clock (replay = 1), whatever became of earlier ones. 404 item_not_found for an unknown
+// clock (replay = 1), whatever became of earlier ones. item_not_found for an unknown
 // endpoint or event (or another tenant's).
 struct Replay {
   std::string delivery_id;  // whq_

@@ -67,19 +67,19 @@ struct Created {
   std::string secret;  // shown once
 };
 
-// 400 validation_error at `event_types.N` for a type that is neither one of event_types(),
-// card_authorization.request, nor `<prefix>.*` of one of their prefixes, or listed twice; at `event_types` for more than
-// limits::k_webhook_event_types_max. Every problem is listed.
+// validation_error at `event_types.N` for a type that is neither one of event_types(),
+// card_authorization.request, nor `<prefix>.*` of one of their prefixes, or listed twice; at
+// `event_types` for more than limits::k_webhook_event_types_max. Every problem is listed.
 std::optional<Error> check_event_types(const std::vector<std::string>& event_types,
                                        std::string_view path = "event_types");
 
-// Checks url (check_url) and event_types (check_event_types); 422
+// Checks url (check_url) and event_types (check_event_types);
 // webhook_endpoint_limit_reached when the tenant has limits::k_webhook_endpoints_max already.
 // The secret is stored sealed; start_position is the last positioned event at creation.
 Result<Created> create_endpoint(store::Tx& tx, const crypto::Sealer& sealer,
                                 const std::string& tenant_id, const NewEndpoint& input,
                                 const Destinations& destinations, time::Micros now);
-// 404 item_not_found for unknown ids and other tenants' endpoints.
+// item_not_found for unknown ids and other tenants' endpoints.
 Result<Endpoint> get_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id);
 // The tenant's endpoints, newest inserted_at first.
 Result<PageOf<Endpoint>> list_endpoints(store::Tx& tx, const std::string& tenant_id,
@@ -98,12 +98,12 @@ struct EndpointPatch {
 Result<Endpoint> update_endpoint(store::Tx& tx, const std::string& tenant_id,
                                  const std::string& id, const EndpointPatch& patch,
                                  const Destinations& destinations, time::Micros now);
-// Deletes the endpoint; its pending deliveries become failed. 404 item_not_found.
+// Deletes the endpoint; its pending deliveries become failed. item_not_found.
 Status delete_endpoint(store::Tx& tx, const std::string& tenant_id, const std::string& id,
                        time::Micros now);
 // A new secret; the one it replaces keeps signing for limits::k_webhook_secret_overlap_seconds
 // of real time (a second rotation within that window ends the older one at once: at most two
-// secrets sign). Returns the endpoint and the new secret (shown once). 404 item_not_found.
+// secrets sign). Returns the endpoint and the new secret (shown once). item_not_found.
 Result<Created> rotate_secret(store::Tx& tx, const crypto::Sealer& sealer,
                               const std::string& tenant_id, const std::string& id,
                               time::Micros now, time::Micros real_now);
