@@ -27,7 +27,8 @@
 // - read() and write() block the calling thread; call them from worker threads, never from I/O
 //   threads.
 //   The one exception: an I/O thread that holds a reader (HeldReader, which never waits: it takes
-//   an idle reader or none) may read through it; SQLite's snapshot reads then wait for nothing.
+//   an idle reader or none) may read through it; SQLite's snapshot reads then wait for nothing,
+//   and a read inside such a read runs on the same reader, never waiting for the pool.
 #include <algorithm>
 #include <cstdint>
 #include <exception>

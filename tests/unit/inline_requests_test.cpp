@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <future>
 #include <latch>
 #include <optional>
@@ -141,6 +142,70 @@ TEST(InlineRequestsOnSqlite, AReadWithEveryReaderTakenIsHandedToAWorker) {
   std::optional<http::Response> ready = app.handle_inline(again);
   ASSERT_TRUE(ready.has_value());
   EXPECT_EQ(ready->status, 200);
+}
+
+// A read inside a read on a thread that holds a reader (a GET on an I/O thread whose handler
+// reads again) runs on the held reader, in the outer read's snapshot: with every other reader
+// taken it still never waits for the pool.
+TEST(InlineRequestsOnSqlite, AReadInsideAReadOnTheHeldReaderNeverWaits) {
+  test_stores::TempStore temp(store::Engine::sqlite);
+  temp.store.reset();
+  store::Options options = temp.options;
+  options.read_connections = 2;
+  std::unique_ptr<store::Store> opened = store::open(options);
+  store::Store& store = *opened;
+  // Both readers opened (two reads at once), then idle.
+  {
+    std::latch both(2);
+    auto read_with_other = [&] {
+      static_cast<void>(store.read<int>([&](store::Tx& tx) -> Result<int> {
+        static_cast<void>(tx.query_one("SELECT 1"));
+        both.arrive_and_wait();
+        return 0;
+      }));
+    };
+    std::thread first(read_with_other);
+    read_with_other();
+    first.join();
+  }
+  // One reader taken by another thread until released; the other held by the "I/O thread".
+  std::latch taken(1);
+  std::promise<void> release;
+  std::thread other([&, released = release.get_future().share()] {
+    static_cast<void>(store.read<int>([&](store::Tx& tx) -> Result<int> {
+      static_cast<void>(tx.query_one("SELECT 1"));
+      taken.count_down();
+      released.wait();
+      return 0;
+    }));
+  });
+  taken.wait();
+  auto nested = std::async(std::launch::async, [&store]() -> std::optional<std::int64_t> {
+    store::HeldReader held(store);
+    if (!held) return std::nullopt;
+    auto outer = store.read<std::int64_t>([&](store::Tx& tx) -> Result<std::int64_t> {
+      const std::int64_t first = tx.query_one("SELECT 40")->integer(0);
+      auto inner = store.read<std::int64_t>([](store::Tx& inner_tx) -> Result<std::int64_t> {
+        return inner_tx.query_one("SELECT 2")->integer(0);
+      });
+      auto single = store.read_single<std::int64_t>(
+          [](store::Tx& inner_tx) -> Result<std::int64_t> {
+            return inner_tx.query_one("SELECT 0")->integer(0);
+          });
+      return first + inner.value() + single.value();
+    });
+    return outer.value();
+  });
+  const bool returned = nested.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  release.set_value();
+  other.join();
+  EXPECT_TRUE(returned) << "a read inside a held reader's read waited for the pool";
+  std::optional<std::int64_t> sum = nested.get();
+  ASSERT_TRUE(sum.has_value()) << "no idle reader to hold";
+  EXPECT_EQ(*sum, 42);
+  // The held reader went back: both readers idle again.
+  store::HeldReader first(store);
+  EXPECT_TRUE(first);
 }
 
 // A held reader serves the holding thread's reads; one per thread; given back on release.

@@ -49,6 +49,9 @@ class Connection {
     }
   }
 
+  // Whether a transaction is open on it (BEGIN ran, its COMMIT or ROLLBACK not yet).
+  bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+
   void configure(bool read_only) {
     sqlite3_busy_timeout(db_, limits::k_busy_timeout_ms);
     // Only a database without pages yet takes it (before WAL mode writes the first one); any
@@ -226,7 +229,7 @@ class SqliteStore;
 struct HeldConnection {
   const SqliteStore* store = nullptr;
   std::unique_ptr<Connection> connection;
-  bool in_use = false;  // a read through it is under way (a read within a read takes another)
+  bool in_use = false;  // a read through it is under way (a read within it runs on it too)
 };
 thread_local HeldConnection held_;
 
@@ -288,6 +291,12 @@ class SqliteStore final : public Store {
  protected:
   void run_read(const std::function<void(Tx&)>& fn) override {
     with_reader([&](Connection& connection) {
+      // A read inside a read on the held reader: the outer read's snapshot serves it.
+      if (connection.in_transaction()) {
+        SqliteTx tx(connection);
+        fn(tx);
+        return;
+      }
       connection.run("BEGIN", {}, nullptr);
       try {
         SqliteTx tx(connection);
@@ -376,18 +385,21 @@ class SqliteStore final : public Store {
   }
 
   // Lends a reader connection to body and takes it back, however body leaves: the one the
-  // calling thread holds (hold_reader) when it has one not in use, else one from the pool.
+  // calling thread holds (hold_reader) when it has one, else one from the pool. A read inside a
+  // read of the held reader runs on it too (in the outer read's transaction, when it has one):
+  // the holder is an I/O thread, which never waits for the pool.
   template <class F>
   void with_reader(F&& body) {
-    if (held_.store == this && held_.connection && !held_.in_use) {
+    if (held_.store == this && held_.connection) {
+      const bool outer = !held_.in_use;
       held_.in_use = true;
       try {
         body(*held_.connection);
       } catch (...) {
-        held_.in_use = false;
+        if (outer) held_.in_use = false;
         throw;
       }
-      held_.in_use = false;
+      if (outer) held_.in_use = false;
       return;
     }
     std::unique_ptr<Connection> connection = acquire_reader();
