@@ -82,6 +82,41 @@ http::Request get(const std::string& target) {
   return request;
 }
 
+// `count` readers of the store, each taken by a thread of its own in a read that lasts until
+// release() (or the end of this).
+class ReadersTaken {
+ public:
+  ReadersTaken(store::Store& store, int count) : taken_(count) {
+    std::shared_future<void> released = release_.get_future().share();
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([this, &store, released] {
+        static_cast<void>(store.read<int>([&](store::Tx& tx) -> Result<int> {
+          static_cast<void>(tx.query_one("SELECT 1"));
+          taken_.count_down();
+          released.wait();
+          return 0;
+        }));
+      });
+    }
+    taken_.wait();
+  }
+  ~ReadersTaken() { release(); }
+  ReadersTaken(const ReadersTaken&) = delete;
+  ReadersTaken& operator=(const ReadersTaken&) = delete;
+  void release() {
+    if (released_) return;
+    released_ = true;
+    release_.set_value();
+    for (std::thread& thread : threads_) thread.join();
+  }
+
+ private:
+  std::latch taken_;
+  std::promise<void> release_;
+  bool released_ = false;
+  std::vector<std::thread> threads_;
+};
+
 }  // namespace
 
 // store/store.hpp's contract: an I/O thread never waits for a reader. With every reader of the
@@ -98,21 +133,7 @@ TEST(InlineRequestsOnSqlite, AReadWithEveryReaderTakenIsHandedToAWorker) {
   config.data_dir = temp.dir;
   app::App app(config, std::move(opened), crypto::Sealer(std::string(32, 'k')));
 
-  std::latch taken(2);
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::vector<std::thread> readers;
-  for (int i = 0; i < 2; ++i) {
-    readers.emplace_back([&] {
-      static_cast<void>(store.read<int>([&](store::Tx& tx) -> Result<int> {
-        static_cast<void>(tx.query_one("SELECT 1"));
-        taken.count_down();
-        released.wait();
-        return 0;
-      }));
-    });
-  }
-  taken.wait();
+  ReadersTaken every_reader(store, 2);
   // Run where a blocked call cannot hang the suite: a wait of seconds means it waited.
   auto inline_answer = [&app](const std::string& target) {
     auto answered = std::async(std::launch::async, [&app, target] {
@@ -127,8 +148,7 @@ TEST(InlineRequestsOnSqlite, AReadWithEveryReaderTakenIsHandedToAWorker) {
   auto health = inline_answer("/healthz");
   const bool health_returned =
       health.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-  release.set_value();
-  for (std::thread& reader : readers) reader.join();
+  every_reader.release();
   if (returned) {
     EXPECT_FALSE(readyz.get().has_value()) << "a read ran without a reader";
   }
@@ -169,17 +189,7 @@ TEST(InlineRequestsOnSqlite, AReadInsideAReadOnTheHeldReaderNeverWaits) {
     first.join();
   }
   // One reader taken by another thread until released; the other held by the "I/O thread".
-  std::latch taken(1);
-  std::promise<void> release;
-  std::thread other([&, released = release.get_future().share()] {
-    static_cast<void>(store.read<int>([&](store::Tx& tx) -> Result<int> {
-      static_cast<void>(tx.query_one("SELECT 1"));
-      taken.count_down();
-      released.wait();
-      return 0;
-    }));
-  });
-  taken.wait();
+  ReadersTaken other(store, 1);
   auto nested = std::async(std::launch::async, [&store]() -> std::optional<std::int64_t> {
     store::HeldReader held(store);
     if (!held) return std::nullopt;
@@ -197,8 +207,7 @@ TEST(InlineRequestsOnSqlite, AReadInsideAReadOnTheHeldReaderNeverWaits) {
     return outer.value();
   });
   const bool returned = nested.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-  release.set_value();
-  other.join();
+  other.release();
   EXPECT_TRUE(returned) << "a read inside a held reader's read waited for the pool";
   std::optional<std::int64_t> sum = nested.get();
   ASSERT_TRUE(sum.has_value()) << "no idle reader to hold";
