@@ -117,6 +117,14 @@ class ReadersTaken {
   std::vector<std::thread> threads_;
 };
 
+// The temporary database opened again with at most `readers` reader connections.
+std::unique_ptr<store::Store> store_with_readers(test_stores::TempStore& temp, int readers) {
+  temp.store.reset();
+  store::Options options = temp.options;
+  options.read_connections = readers;
+  return store::open(options);
+}
+
 }  // namespace
 
 // store/store.hpp's contract: an I/O thread never waits for a reader. With every reader of the
@@ -124,10 +132,7 @@ class ReadersTaken {
 // waiting on the I/O thread; requests that read no database are still answered there.
 TEST(InlineRequestsOnSqlite, AReadWithEveryReaderTakenIsHandedToAWorker) {
   test_stores::TempStore temp(store::Engine::sqlite);
-  temp.store.reset();
-  store::Options options = temp.options;
-  options.read_connections = 2;
-  std::unique_ptr<store::Store> opened = store::open(options);
+  std::unique_ptr<store::Store> opened = store_with_readers(temp, 2);
   store::Store& store = *opened;
   app::Config config;
   config.data_dir = temp.dir;
@@ -169,10 +174,7 @@ TEST(InlineRequestsOnSqlite, AReadWithEveryReaderTakenIsHandedToAWorker) {
 // taken it still never waits for the pool.
 TEST(InlineRequestsOnSqlite, AReadInsideAReadOnTheHeldReaderNeverWaits) {
   test_stores::TempStore temp(store::Engine::sqlite);
-  temp.store.reset();
-  store::Options options = temp.options;
-  options.read_connections = 2;
-  std::unique_ptr<store::Store> opened = store::open(options);
+  std::unique_ptr<store::Store> opened = store_with_readers(temp, 2);
   store::Store& store = *opened;
   // Both readers opened (two reads at once), then idle.
   {
